@@ -1,0 +1,189 @@
+/*
+ * fastblock.h - the one public header of fastblock.
+ *
+ * Block ciphers DES, Triple-DES, AES, RC6, MARS, Twofish and Serpent with
+ * the modes ECB, CBC, CFB (full block), CFB8, OFB, CTR and XTS, one-shot
+ * and streaming, with run-time choice of the fastest implementation.
+ *
+ * Cipher names follow OpenSSL where OpenSSL has them:
+ *   des-<mode>        DES, 8-byte key
+ *   des-ede-<mode>    two-key Triple-DES, 16-byte key K1||K2 (K3 = K1)
+ *   des-ede3-<mode>   three-key Triple-DES, 24-byte key K1||K2||K3
+ *   aes-<bits>-<mode>, rc6-<bits>-<mode>, mars-<bits>-<mode>,
+ *   twofish-<bits>-<mode>, serpent-<bits>-<mode>
+ * with <mode> one of ecb cbc cfb cfb8 ofb ctr, and xts for the 128-bit
+ * block ciphers (XTS keys are two keys: 2 x bits/8 bytes).
+ * "des-ede3" and "des-ede" alone mean ECB, as in OpenSSL.
+ *
+ * All functions are thread-safe on distinct contexts. Output may equal
+ * input (in place); any other overlap is refused with FB_ERR_OVERLAP.
+ * On any error nothing is written to the output.
+ */
+#ifndef FASTBLOCK_H
+#define FASTBLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FASTBLOCK_VERSION "0.1.0"
+
+/* ---- Errors -------------------------------------------------------------- */
+
+enum fb_error {
+	FB_OK = 0,
+	FB_ERR_UNKNOWN_CIPHER = -1,  /* no cipher or mode by that name */
+	FB_ERR_KEY_LENGTH = -2,      /* key length not accepted by the cipher */
+	FB_ERR_IV_LENGTH = -3,       /* IV missing or of the wrong length */
+	FB_ERR_DATA_LENGTH = -4,     /* data not a multiple of the block, or too short */
+	FB_ERR_BAD_PADDING = -5,     /* padding check failed on decryption */
+	FB_ERR_WEAK_KEY = -6,        /* weak or degenerate key refused (strict mode) */
+	FB_ERR_IMPL_UNAVAILABLE = -7,/* no such implementation, or CPU lacks it */
+	FB_ERR_OVERLAP = -8,         /* output partially overlaps input */
+	FB_ERR_ARGUMENT = -9,        /* NULL pointer or invalid option */
+	FB_ERR_OUTPUT_SPACE = -10,   /* output buffer too small */
+	FB_ERR_STATE = -11,          /* context not initialised, or already finished */
+	FB_ERR_NOT_CONSTANT_TIME = -12, /* implementation refused by FB_FLAG_CONSTANT_TIME */
+	FB_ERR_PADDING_MODE = -13,   /* padding asked for a mode that has none */
+};
+
+/* A one-line English text for an error code (never NULL). */
+const char *fb_strerror(int err);
+
+/* ---- Ciphers ------------------------------------------------------------- */
+
+typedef struct fb_cipher fb_cipher; /* an immutable cipher+mode description */
+
+enum fb_mode { FB_ECB, FB_CBC, FB_CFB, FB_CFB8, FB_OFB, FB_CTR, FB_XTS };
+
+/* Looks a cipher+mode up by name (case-insensitive); NULL if unknown. */
+const fb_cipher *fb_cipher_by_name(const char *name);
+/* Enumerates all names: i = 0, 1, ... until NULL. */
+const fb_cipher *fb_cipher_at(size_t i);
+const char *fb_cipher_name(const fb_cipher *c);
+const char *fb_cipher_family(const fb_cipher *c); /* "des", "aes", ... */
+enum fb_mode fb_cipher_mode(const fb_cipher *c);
+size_t fb_cipher_key_len(const fb_cipher *c);  /* the length the name implies */
+size_t fb_cipher_block_size(const fb_cipher *c); /* 8 or 16 */
+size_t fb_cipher_iv_len(const fb_cipher *c);    /* 0 for ECB */
+
+/* ---- Options --------------------------------------------------------------- */
+
+enum fb_padding {
+	FB_PAD_DEFAULT = 0, /* PKCS#7 for ECB and CBC, none for the others */
+	FB_PAD_NONE,        /* data must be a multiple of the block (ECB, CBC) */
+	FB_PAD_PKCS7,
+	FB_PAD_ISO9797_M2,  /* ISO/IEC 9797-1 method 2: 0x80 then zeros */
+};
+
+enum fb_flags {
+	FB_FLAG_STRICT_KEYS = 1u << 0,   /* refuse DES weak/semi-weak keys, K1=K2 or K2=K3 */
+	FB_FLAG_CONSTANT_TIME = 1u << 1, /* use only constant-time implementations */
+};
+
+typedef struct fb_options {
+	enum fb_padding padding;
+	unsigned flags;       /* enum fb_flags */
+	const char *impl;     /* force an implementation by name ("des/table"); NULL = best */
+} fb_options;
+
+/* The environment variable FASTBLOCK_IMPL, when set to an implementation
+ * name, forces it for every context of that family whose options do not
+ * name one (tests and the harness use it). */
+
+/* ---- Contexts ------------------------------------------------------------ */
+
+#define FB_CTX_SIZE 32768
+typedef struct fb_ctx {
+	_Alignas(64) unsigned char opaque[FB_CTX_SIZE];
+} fb_ctx;
+
+enum fb_direction { FB_DECRYPT = 0, FB_ENCRYPT = 1 };
+
+/* Allocates a zeroed context (aligned); NULL on failure. */
+fb_ctx *fb_ctx_new(void);
+/* Wipes and frees a context from fb_ctx_new (NULL is fine). */
+void fb_ctx_free(fb_ctx *ctx);
+/* Wipes a context's key material; it must be initialised again to be used. */
+void fb_ctx_wipe(fb_ctx *ctx);
+
+/* Sets up a context. iv may be NULL only for ECB. For XTS the IV is the
+ * 16-byte data-unit tweak. opt may be NULL for defaults. */
+int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir,
+	    const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len,
+	    const fb_options *opt);
+
+/* Streaming: consumes in_len bytes, writes *out_len bytes (at most
+ * in_len + block size) to out, which has room for out_cap bytes.
+ * Any split of the input gives the same bytes as a one-shot call. */
+int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
+	      const uint8_t *in, size_t in_len);
+/* Ends the stream: padding, ciphertext stealing; writes *out_len bytes
+ * (at most 2 blocks). The context is wiped afterwards whatever the result. */
+int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len);
+
+/* The largest output fb_update/fb_final or a one-shot call can produce
+ * for in_len bytes of input. */
+size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len);
+
+/* The implementation a context uses for parallel work and for serial
+ * chains ("des/bs-avx512", "des/table"). */
+const char *fb_ctx_impl(const fb_ctx *ctx);
+const char *fb_ctx_serial_impl(const fb_ctx *ctx);
+
+/* One-shot: the whole message. Nothing is written on error. */
+int fb_encrypt(const fb_cipher *c, const uint8_t *key, size_t key_len,
+	       const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+	       uint8_t *out, size_t out_cap, size_t *out_len, const fb_options *opt);
+int fb_decrypt(const fb_cipher *c, const uint8_t *key, size_t key_len,
+	       const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+	       uint8_t *out, size_t out_cap, size_t *out_len, const fb_options *opt);
+
+/* ---- Implementations ------------------------------------------------------- */
+
+typedef struct fb_impl_info {
+	const char *name;       /* "des/bs-avx512" */
+	const char *family;     /* "des" */
+	const char *note;       /* technique, one line */
+	int constant_time;      /* 1 if no secret-dependent branches or addresses */
+	int supported;          /* 1 if this CPU runs it */
+	unsigned batch;         /* natural batch in blocks */
+	const char *cpu_needs;  /* "avx512f avx512bw ..." ("" for portable) */
+} fb_impl_info;
+
+/* Enumerates all compiled implementations: i = 0, 1, ... until FB_ERR_ARGUMENT. */
+int fb_impl_at(size_t i, fb_impl_info *info);
+/* The CPU features fastblock detected, space-separated. */
+const char *fb_cpu_description(void);
+
+/* ---- DES key helpers ---------------------------------------------------------- */
+
+/* 1 if every byte of key has odd parity. */
+int fb_des_check_parity(const uint8_t *key, size_t len);
+/* Sets odd parity on every byte (the low bit of each byte). */
+void fb_des_set_parity(uint8_t *key, size_t len);
+/* 1 if the 8-byte key is one of the 4 weak or 12 semi-weak DES keys
+ * (parity bits ignored). */
+int fb_des_is_weak_key(const uint8_t key[8]);
+
+/* ---- Multi-stream DES/3DES (many independent streams in one call) ---------- */
+
+/* Encrypts or decrypts n independent CBC streams (or CFB, OFB: mode is
+ * FB_CBC, FB_CFB or FB_OFB), each with its own key, IV, input and output of
+ * len[i] bytes (a multiple of 8 for CBC). c names the cipher family and key
+ * length (e.g. fb_cipher_by_name("des-ede3-cbc")); the mode argument wins.
+ * ivs[i] is updated to the chaining value that continues the stream.
+ * Lanes of the wide kernels carry different keys. Returns FB_OK or an
+ * error before any output is written. */
+int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
+		   size_t n, const uint8_t *const *keys, uint8_t *const *ivs,
+		   const uint8_t *const *in, uint8_t *const *out, const size_t *len,
+		   const fb_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

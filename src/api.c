@@ -1,0 +1,428 @@
+/*
+ * The public API: context setup (kernel choice, keys, options), streaming
+ * and one-shot calls, error texts, DES key helpers.
+ */
+#include <stdlib.h>
+#include <strings.h>
+#include "modes/modes.h"
+
+int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
+		     const uint8_t *in, size_t in_len);
+int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
+size_t fb_update_out_len(const fb_state *s, size_t in_len);
+
+const char *fb_strerror(int err)
+{
+	switch (err) {
+	case FB_OK: return "success";
+	case FB_ERR_UNKNOWN_CIPHER: return "unknown cipher or mode";
+	case FB_ERR_KEY_LENGTH: return "key length not accepted by this cipher";
+	case FB_ERR_IV_LENGTH: return "IV missing or of the wrong length for this mode";
+	case FB_ERR_DATA_LENGTH: return "data length not a multiple of the block size (or too short) for this mode";
+	case FB_ERR_BAD_PADDING: return "bad padding: wrong key, corrupted data or wrong padding scheme";
+	case FB_ERR_WEAK_KEY: return "weak, semi-weak or degenerate DES key refused (strict keys)";
+	case FB_ERR_IMPL_UNAVAILABLE: return "no such implementation for this cipher, or this CPU cannot run it";
+	case FB_ERR_OVERLAP: return "output buffer partially overlaps the input";
+	case FB_ERR_ARGUMENT: return "invalid argument (NULL pointer or bad option)";
+	case FB_ERR_OUTPUT_SPACE: return "output buffer too small";
+	case FB_ERR_STATE: return "context not initialised or already finished";
+	case FB_ERR_NOT_CONSTANT_TIME: return "implementation is not constant-time (constant-time required)";
+	case FB_ERR_PADDING_MODE: return "padding applies only to ECB and CBC";
+	default: return "unknown error code";
+	}
+}
+
+static fb_state *state_of(fb_ctx *ctx)
+{
+	return (fb_state *)(void *)ctx->opaque;
+}
+
+/* Wipes the state and the key schedules a live context uses (cheaper than
+ * the whole 32 KB, which matters for short one-shot messages). */
+static void wipe_used(fb_ctx *ctx)
+{
+	fb_state *s = state_of(ctx);
+	if (s->magic == FB_MAGIC_READY) {
+		unsigned char *base = ctx->opaque;
+		size_t t = s->ser->ks_size;
+		fb_wipe(base + FB_KS_AREA1, s->par->ks_size);
+		fb_wipe(base + FB_KS_AREA2, t);
+		if (s->ser != s->par)
+			fb_wipe(base + FB_KS_AREA3, t);
+	}
+	fb_wipe(s, FB_STATE_BYTES);
+}
+
+fb_ctx *fb_ctx_new(void)
+{
+	fb_ctx *ctx = aligned_alloc(64, sizeof(fb_ctx));
+	if (ctx)
+		memset(ctx, 0, sizeof *ctx);
+	return ctx;
+}
+
+void fb_ctx_wipe(fb_ctx *ctx)
+{
+	if (ctx)
+		fb_wipe(ctx, sizeof *ctx);
+}
+
+void fb_ctx_free(fb_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	fb_ctx_wipe(ctx);
+	free(ctx);
+}
+
+/* ---- DES keys ------------------------------------------------------------- */
+
+int fb_des_check_parity(const uint8_t *key, size_t len)
+{
+	if (!key)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!(__builtin_popcount(key[i]) & 1))
+			return 0;
+	return 1;
+}
+
+void fb_des_set_parity(uint8_t *key, size_t len)
+{
+	for (size_t i = 0; key && i < len; i++)
+		key[i] = (uint8_t)((key[i] & 0xFE) | !(__builtin_popcount(key[i] & 0xFE) & 1));
+}
+
+int fb_des_is_weak_key(const uint8_t key[8])
+{
+	/* FIPS 74 / SP 800-67: 4 weak and 12 semi-weak keys (odd parity form). */
+	static const uint8_t weak[16][8] = {
+		{ 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01 },
+		{ 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE },
+		{ 0xE0, 0xE0, 0xE0, 0xE0, 0xF1, 0xF1, 0xF1, 0xF1 },
+		{ 0x1F, 0x1F, 0x1F, 0x1F, 0x0E, 0x0E, 0x0E, 0x0E },
+		{ 0x01, 0xFE, 0x01, 0xFE, 0x01, 0xFE, 0x01, 0xFE },
+		{ 0xFE, 0x01, 0xFE, 0x01, 0xFE, 0x01, 0xFE, 0x01 },
+		{ 0x1F, 0xE0, 0x1F, 0xE0, 0x0E, 0xF1, 0x0E, 0xF1 },
+		{ 0xE0, 0x1F, 0xE0, 0x1F, 0xF1, 0x0E, 0xF1, 0x0E },
+		{ 0x01, 0xE0, 0x01, 0xE0, 0x01, 0xF1, 0x01, 0xF1 },
+		{ 0xE0, 0x01, 0xE0, 0x01, 0xF1, 0x01, 0xF1, 0x01 },
+		{ 0x1F, 0xFE, 0x1F, 0xFE, 0x0E, 0xFE, 0x0E, 0xFE },
+		{ 0xFE, 0x1F, 0xFE, 0x1F, 0xFE, 0x0E, 0xFE, 0x0E },
+		{ 0x01, 0x1F, 0x01, 0x1F, 0x01, 0x0E, 0x01, 0x0E },
+		{ 0x1F, 0x01, 0x1F, 0x01, 0x0E, 0x01, 0x0E, 0x01 },
+		{ 0xE0, 0xFE, 0xE0, 0xFE, 0xF1, 0xFE, 0xF1, 0xFE },
+		{ 0xFE, 0xE0, 0xFE, 0xE0, 0xFE, 0xF1, 0xFE, 0xF1 },
+	};
+	if (!key)
+		return 0;
+	for (int w = 0; w < 16; w++) {
+		int same = 1;
+		for (int i = 0; i < 8; i++)
+			same &= ((key[i] ^ weak[w][i]) & 0xFE) == 0;
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+static int des_same_key(const uint8_t *a, const uint8_t *b)
+{
+	for (int i = 0; i < 8; i++)
+		if ((a[i] ^ b[i]) & 0xFE)
+			return 0;
+	return 1;
+}
+
+/* Strict mode: no weak DES key, no EDE that collapses to single DES. */
+static int des_strict_check(const uint8_t *key, size_t len)
+{
+	for (size_t i = 0; i < len; i += 8)
+		if (fb_des_is_weak_key(key + i))
+			return FB_ERR_WEAK_KEY;
+	if (len >= 16 && des_same_key(key, key + 8))
+		return FB_ERR_WEAK_KEY;
+	if (len == 24 && des_same_key(key + 8, key + 16))
+		return FB_ERR_WEAK_KEY;
+	return FB_OK;
+}
+
+/* ---- kernel choice ------------------------------------------------------------ */
+
+/* The implementation named for this family: opt->impl, else the entry of
+ * FASTBLOCK_IMPL (comma-separated names) that belongs to the family. */
+static const char *forced_name(const fb_family *fam, const fb_options *opt, char *buf, size_t cap)
+{
+	if (opt && opt->impl)
+		return opt->impl;
+	const char *env = getenv("FASTBLOCK_IMPL");
+	size_t flen = strlen(fam->name);
+	while (env && *env) {
+		const char *end = strchr(env, ',');
+		size_t n = end ? (size_t)(end - env) : strlen(env);
+		if (n > flen && n < cap && !strncasecmp(env, fam->name, flen) && env[flen] == '/') {
+			memcpy(buf, env, n);
+			buf[n] = 0;
+			return buf;
+		}
+		env = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+static const fb_kernel *first_usable(const fb_kernel *const *list, int need_ct)
+{
+	for (; *list; list++)
+		if (fb_kernel_supported(*list) && (!need_ct || (*list)->constant_time))
+			return *list;
+	return NULL;
+}
+
+static int choose_kernels(fb_state *s, const fb_options *opt)
+{
+	const fb_family *fam = s->c->family;
+	int need_ct = opt && (opt->flags & FB_FLAG_CONSTANT_TIME);
+	char buf[64];
+	const char *name = forced_name(fam, opt, buf, sizeof buf);
+	if (name) {
+		const fb_kernel *k = fb_kernel_by_name(name);
+		if (!k || strcmp(k->family, fam->name) || !fb_kernel_supported(k))
+			return FB_ERR_IMPL_UNAVAILABLE;
+		if (need_ct && !k->constant_time)
+			return FB_ERR_NOT_CONSTANT_TIME;
+		s->par = s->ser = k;
+		return FB_OK;
+	}
+	s->par = first_usable(fam->parallel, need_ct);
+	s->ser = first_usable(fam->serial, need_ct);
+	if (!s->ser)
+		s->ser = first_usable(fam->parallel, need_ct);
+	if (!s->par || !s->ser)
+		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
+	return FB_OK;
+}
+
+/* Places and fills the key schedules inside the context. */
+static int set_keys(fb_ctx *ctx, fb_state *s, const uint8_t *key, size_t key_len)
+{
+	unsigned char *base = ctx->opaque;
+	size_t klen = s->mode == FB_XTS ? key_len / 2 : key_len;
+	if (s->par->ks_size > FB_KS_MAX || s->ser->ks_size > FB_KS_MAX)
+		return FB_ERR_IMPL_UNAVAILABLE;
+	void *kp = base + FB_KS_AREA1, *kt = NULL;
+	memset(kp, 0, s->par->ks_size);
+	int rc = s->par->setkey(kp, key, klen);
+	if (rc)
+		return rc;
+	s->ks_par = kp;
+	if (s->ser == s->par) {
+		s->ks_ser = kp;
+		kt = base + FB_KS_AREA2;
+	} else {
+		void *ks = base + FB_KS_AREA2;
+		memset(ks, 0, s->ser->ks_size);
+		if ((rc = s->ser->setkey(ks, key, klen)))
+			return rc;
+		s->ks_ser = ks;
+		kt = base + FB_KS_AREA3;
+		if (s->ser->ks_size > FB_KS_AREA3_MAX)
+			return FB_ERR_IMPL_UNAVAILABLE;
+	}
+	if (s->mode == FB_XTS) {
+		memset(kt, 0, s->ser->ks_size);
+		if ((rc = s->ser->setkey(kt, key + klen, klen)))
+			return rc;
+		s->ks_tweak = kt;
+	}
+	return FB_OK;
+}
+
+static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_len,
+			   const uint8_t *iv, size_t iv_len, const fb_options *opt)
+{
+	if (!c)
+		return FB_ERR_UNKNOWN_CIPHER;
+	if (!key && key_len)
+		return FB_ERR_ARGUMENT;
+	if (!fb_cipher_key_ok(c, key_len))
+		return FB_ERR_KEY_LENGTH;
+	if (iv_len != fb_cipher_iv_len(c) || (iv_len && !iv))
+		return FB_ERR_IV_LENGTH;
+	if (opt) {
+		if ((unsigned)opt->padding > FB_PAD_ISO9797_M2)
+			return FB_ERR_ARGUMENT;
+		if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
+		    c->mode != FB_ECB && c->mode != FB_CBC)
+			return FB_ERR_PADDING_MODE;
+		if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
+			return FB_ERR_ARGUMENT;
+		if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family == &fb_family_des)
+			return des_strict_check(key, key_len);
+	}
+	return FB_OK;
+}
+
+int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
+	    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt)
+{
+	if (!ctx)
+		return FB_ERR_ARGUMENT;
+	wipe_used(ctx); /* the previous key, if any */
+	int rc = check_init_args(c, key, key_len, iv, iv_len, opt);
+	if (rc)
+		return rc;
+	if (dir != FB_ENCRYPT && dir != FB_DECRYPT)
+		return FB_ERR_ARGUMENT;
+	fb_state *s = state_of(ctx);
+	s->c = c;
+	s->mode = c->mode;
+	s->encrypt = dir == FB_ENCRYPT;
+	s->bs = c->family->block_size;
+	s->pos = s->bs;
+	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;
+	if (s->padding == FB_PAD_DEFAULT)
+		s->padding = (s->mode == FB_ECB || s->mode == FB_CBC) ? FB_PAD_PKCS7 : FB_PAD_NONE;
+	if ((rc = choose_kernels(s, opt)))
+		goto fail;
+	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
+	if ((rc = set_keys(ctx, s, key, key_len)))
+		goto fail;
+	if (iv_len)
+		memcpy(s->iv, iv, iv_len);
+	if (s->mode == FB_XTS) /* the tweak: the data-unit number under key 2 */
+		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
+	return FB_OK;
+fail:
+	wipe_used(ctx);
+	return rc;
+}
+
+int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
+	      const uint8_t *in, size_t in_len)
+{
+	if (!ctx || !out_len || (in_len && !in) || (out_cap && !out))
+		return FB_ERR_ARGUMENT;
+	fb_state *s = state_of(ctx);
+	*out_len = 0;
+	if (s->magic != FB_MAGIC_READY)
+		return FB_ERR_STATE;
+	return fb_stream_update(s, out, out_cap, out_len, in, in_len);
+}
+
+int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len)
+{
+	if (!ctx || !out_len || (out_cap && !out))
+		return FB_ERR_ARGUMENT;
+	fb_state *s = state_of(ctx);
+	*out_len = 0;
+	if (s->magic != FB_MAGIC_READY)
+		return FB_ERR_STATE;
+	int rc = fb_stream_final(s, out, out_cap, out_len);
+	wipe_used(ctx);
+	s->magic = FB_MAGIC_DONE;
+	return rc;
+}
+
+size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len)
+{
+	if (!c)
+		return 0;
+	size_t bs = c->family->block_size;
+	if (dir == FB_ENCRYPT && (c->mode == FB_ECB || c->mode == FB_CBC))
+		return in_len + bs;
+	return in_len;
+}
+
+const char *fb_ctx_impl(const fb_ctx *ctx)
+{
+	const fb_state *s = ctx ? (const fb_state *)(const void *)ctx->opaque : NULL;
+	return s && s->magic == FB_MAGIC_READY ? s->par->name : NULL;
+}
+
+const char *fb_ctx_serial_impl(const fb_ctx *ctx)
+{
+	const fb_state *s = ctx ? (const fb_state *)(const void *)ctx->opaque : NULL;
+	return s && s->magic == FB_MAGIC_READY ? s->ser->name : NULL;
+}
+
+/* ---- one-shot ------------------------------------------------------------ */
+
+/* Exact output length of a whole message, or an error, decided before any
+ * byte is written. For padded decryption the last block is decrypted into
+ * a scratch copy of the context to read the padding. */
+static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *total)
+{
+	fb_state *s = state_of(ctx);
+	size_t bs = s->bs;
+	int buffered = s->mode == FB_ECB || s->mode == FB_CBC;
+	int pad = buffered && s->padding != FB_PAD_NONE;
+	*total = in_len;
+	if (s->mode == FB_XTS && in_len < bs)
+		return FB_ERR_DATA_LENGTH;
+	if (buffered && !pad && in_len % bs)
+		return FB_ERR_DATA_LENGTH;
+	if (!pad)
+		return FB_OK;
+	if (s->encrypt) {
+		*total = in_len - in_len % bs + bs;
+		return FB_OK;
+	}
+	if (!in_len || in_len % bs)
+		return FB_ERR_DATA_LENGTH;
+	uint8_t blk[16];
+	s->par->decrypt(s->ks_par, blk, in + in_len - bs, 1);
+	if (s->mode == FB_CBC)
+		fb_xor(blk, blk, in_len > bs ? in + in_len - 2 * bs : s->iv, bs);
+	int n = fb_unpad(s->padding, blk, (unsigned)bs);
+	fb_wipe(blk, sizeof blk);
+	if (n < 0)
+		return FB_ERR_BAD_PADDING;
+	*total = in_len - bs + (size_t)n;
+	return FB_OK;
+}
+
+static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key, size_t key_len,
+		   const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+		   uint8_t *out, size_t out_cap, size_t *out_len, const fb_options *opt)
+{
+	if (!out_len || (in_len && !in) || (out_cap && !out))
+		return FB_ERR_ARGUMENT;
+	*out_len = 0;
+	fb_ctx *ctx = fb_ctx_new();
+	if (!ctx)
+		return FB_ERR_ARGUMENT;
+	size_t total = 0, a = 0, b = 0;
+	int rc = fb_init(ctx, c, dir, key, key_len, iv, iv_len, opt);
+	if (!rc)
+		rc = oneshot_plan(ctx, in, in_len, &total);
+	if (!rc && total > out_cap)
+		rc = FB_ERR_OUTPUT_SPACE;
+	if (!rc && out != in && in_len) {
+		uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+		if (o < i + in_len && i < o + (total > in_len ? total : in_len))
+			rc = FB_ERR_OVERLAP;
+	}
+	if (!rc)
+		rc = fb_update(ctx, out, out_cap, &a, in, in_len);
+	if (!rc)
+		rc = fb_final(ctx, out + a, out_cap - a, &b);
+	fb_ctx_free(ctx);
+	if (rc)
+		return rc; /* only reachable before anything was written */
+	*out_len = a + b;
+	return FB_OK;
+}
+
+int fb_encrypt(const fb_cipher *c, const uint8_t *key, size_t key_len, const uint8_t *iv,
+	       size_t iv_len, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap,
+	       size_t *out_len, const fb_options *opt)
+{
+	return oneshot(FB_ENCRYPT, c, key, key_len, iv, iv_len, in, in_len, out, out_cap, out_len, opt);
+}
+
+int fb_decrypt(const fb_cipher *c, const uint8_t *key, size_t key_len, const uint8_t *iv,
+	       size_t iv_len, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap,
+	       size_t *out_len, const fb_options *opt)
+{
+	return oneshot(FB_DECRYPT, c, key, key_len, iv, iv_len, in, in_len, out, out_cap, out_len, opt);
+}

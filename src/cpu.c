@@ -1,0 +1,110 @@
+/*
+ * CPU feature detection, done once. CPUID says what the processor has;
+ * XGETBV says whether the OS saves the wider registers (without it, AVX
+ * or AVX-512 code would fault or corrupt state).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "internal.h"
+
+#if FB_X86
+#include <cpuid.h>
+
+static uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static uint32_t detect(void)
+{
+	unsigned a, b, c, d, f = 0;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	if (d & (1u << 26)) f |= FB_CPU_SSE2;
+	if (c & (1u << 9)) f |= FB_CPU_SSSE3;
+	if (c & (1u << 19)) f |= FB_CPU_SSE41;
+	if (c & (1u << 25)) f |= FB_CPU_AESNI;
+	if (c & (1u << 1)) f |= FB_CPU_PCLMUL;
+	int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+	uint64_t xcr0 = osxsave ? xgetbv0() : 0;
+	int ymm_ok = (xcr0 & 6) == 6;             /* SSE and AVX state */
+	int zmm_ok = ymm_ok && (xcr0 & 0xE0) == 0xE0; /* opmask, ZMM_Hi256, Hi16_ZMM */
+	if (avx && ymm_ok) f |= FB_CPU_AVX;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return f;
+	__cpuid_count(7, 0, a, b, c, d);
+	if ((b & (1u << 8))) f |= FB_CPU_BMI2;
+	if (ymm_ok && (b & (1u << 5))) f |= FB_CPU_AVX2;
+	if (ymm_ok && (c & (1u << 8))) f |= FB_CPU_GFNI;
+	if (ymm_ok && (c & (1u << 9))) f |= FB_CPU_VAES;
+	if (ymm_ok && (c & (1u << 10))) f |= FB_CPU_VPCLMUL;
+	if (zmm_ok) {
+		if (b & (1u << 16)) f |= FB_CPU_AVX512F;
+		if (b & (1u << 17)) f |= FB_CPU_AVX512DQ;
+		if (b & (1u << 30)) f |= FB_CPU_AVX512BW;
+		if (b & (1u << 31)) f |= FB_CPU_AVX512VL;
+		if (c & (1u << 1)) f |= FB_CPU_AVX512VBMI;
+		if (c & (1u << 6)) f |= FB_CPU_AVX512VBMI2;
+	}
+	return f;
+}
+#else
+static uint32_t detect(void)
+{
+	return 0;
+}
+#endif
+
+uint32_t fb_cpu_features(void)
+{
+	/* The one piece of global state: written once, the same value by any
+	 * racing thread, so a relaxed atomic is enough. Bit 31 marks "known". */
+	static _Atomic uint32_t cached;
+	uint32_t f = atomic_load_explicit(&cached, memory_order_relaxed);
+	if (f & 0x80000000u)
+		return f & 0x7FFFFFFFu;
+	f = detect();
+	const char *mask = getenv("FASTBLOCK_CPU_MASK");
+	if (mask && *mask)
+		f &= (uint32_t)strtoul(mask, NULL, 16);
+	atomic_store_explicit(&cached, f | 0x80000000u, memory_order_relaxed);
+	return f;
+}
+
+static const char *const feature_names[] = {
+	"sse2", "ssse3", "sse4.1", "aesni", "pclmul", "avx", "avx2", "bmi2",
+	"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512vbmi2",
+	"gfni", "vaes", "vpclmulqdq",
+};
+
+void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap)
+{
+	size_t used = 0;
+	if (cap)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof feature_names / sizeof *feature_names; i++) {
+		if (!(f & (1u << i)))
+			continue;
+		int n = snprintf(buf + used, cap - used, "%s%s", used ? " " : "", feature_names[i]);
+		if (n < 0 || (size_t)n >= cap - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+const char *fb_cpu_description(void)
+{
+	static _Thread_local char buf[256];
+	fb_cpu_feature_names(fb_cpu_features(), buf, sizeof buf);
+	return buf;
+}
+
+void fb_wipe(void *p, size_t n)
+{
+	memset(p, 0, n);
+	/* The compiler must assume the zeroes are read, so it keeps the memset. */
+	__asm__ volatile("" : : "r"(p) : "memory");
+}

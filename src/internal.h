@@ -1,0 +1,164 @@
+/*
+ * fastblock internal contracts: CPU features, the block-kernel descriptor,
+ * byte helpers. Nothing here is public; see include/fastblock.h for the API.
+ */
+#ifndef FB_INTERNAL_H
+#define FB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "fastblock.h"
+
+/* ---- CPU features (src/cpu.c) -------------------------------------------- */
+
+enum {
+	FB_CPU_SSE2 = 1u << 0,
+	FB_CPU_SSSE3 = 1u << 1,
+	FB_CPU_SSE41 = 1u << 2,
+	FB_CPU_AESNI = 1u << 3,
+	FB_CPU_PCLMUL = 1u << 4,
+	FB_CPU_AVX = 1u << 5,
+	FB_CPU_AVX2 = 1u << 6,
+	FB_CPU_BMI2 = 1u << 7,
+	FB_CPU_AVX512F = 1u << 8,
+	FB_CPU_AVX512BW = 1u << 9,
+	FB_CPU_AVX512VL = 1u << 10,
+	FB_CPU_AVX512DQ = 1u << 11,
+	FB_CPU_AVX512VBMI = 1u << 12,
+	FB_CPU_AVX512VBMI2 = 1u << 13,
+	FB_CPU_GFNI = 1u << 14,
+	FB_CPU_VAES = 1u << 15,
+	FB_CPU_VPCLMUL = 1u << 16,
+};
+
+/* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */
+#define FB_CPU_AVX512 (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | FB_CPU_AVX512DQ)
+
+/* Features of this CPU, detected once (CPUID + XGETBV), then masked by the
+ * environment variable FASTBLOCK_CPU_MASK (hex) if set, so tests can pretend
+ * a feature is absent. */
+uint32_t fb_cpu_features(void);
+/* Names of the feature bits set in f, space separated, into buf. */
+void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
+
+/* ---- Block kernels --------------------------------------------------------
+ *
+ * One descriptor per implementation of a cipher family. A kernel knows
+ * nothing of modes: it sets a key and transforms n whole blocks.
+ *
+ * Contract:
+ *  - setkey() fills ks (ks_size bytes, 64-byte aligned, zeroed by the
+ *    caller) from key/keylen and returns FB_OK, or FB_ERR_KEY_LENGTH when
+ *    the family does not accept that length (the registry checks lengths
+ *    too; the kernel check is a second line of defence).
+ *  - encrypt()/decrypt() transform nblocks (any count >= 0) whole blocks;
+ *    out == in must work; otherwise the buffers do not overlap. A kernel
+ *    with a wide natural batch finishes the tail itself (with a narrower
+ *    path of its own), never by reading or writing past the n blocks.
+ *  - No state is written outside ks during setkey and none at all after.
+ *  - Optional fused paths (may be NULL; the mode layer has generic ones):
+ *    ctr32() XORs the keystream of nblocks counter blocks into in -> out.
+ *      The counter block ctr[] is big-endian; the kernel increments only
+ *      its last 32 bits and the caller guarantees no wrap of those 32 bits
+ *      inside one call. ctr[] is advanced by nblocks on return.
+ *    cbc_dec() decrypts nblocks in CBC mode with chaining value iv[],
+ *      which is updated to the last ciphertext block on return.
+ */
+typedef struct fb_kernel {
+	const char *name;     /* "des/table", "aes/aesni", ... */
+	const char *family;   /* "des", "aes", "rc6", "mars", "twofish", "serpent" */
+	unsigned block_size;  /* 8 or 16 */
+	uint32_t cpu_needs;   /* FB_CPU_* bits that must all be present */
+	int constant_time;    /* 1: no secret-dependent branch or address */
+	unsigned batch;       /* natural batch in blocks (1 = one at a time) */
+	size_t ks_size;       /* bytes of key schedule */
+	const char *note;     /* one line: technique, for `fastblock list` */
+	int (*setkey)(void *ks, const uint8_t *key, size_t keylen);
+	void (*encrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
+	void (*decrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
+	void (*ctr32)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+		      uint8_t *ctr);
+	void (*cbc_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			uint8_t *iv);
+} fb_kernel;
+
+/* Each family lists its implementations, NULL-terminated, in order of
+ * preference for parallel work (widest first); and, separately, in order
+ * of preference for serial chains (lowest single-block latency first).
+ * Defined in src/<family>/<family>_impls.c. */
+typedef struct fb_family {
+	const char *name;
+	unsigned block_size;
+	const fb_kernel *const *parallel; /* preference for ECB/CTR/CBC-dec/XTS */
+	const fb_kernel *const *serial;   /* preference for CBC/CFB/OFB encryption */
+} fb_family;
+
+extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_mars,
+	fb_family_twofish, fb_family_serpent;
+
+/* Largest key schedule any kernel may declare (checked by a test). */
+#define FB_KS_MAX 12288
+
+/* Kernels of all families (registry.c): i = 0, 1, ... until NULL. */
+const fb_kernel *fb_kernel_at(size_t i);
+const fb_kernel *fb_kernel_by_name(const char *name);
+int fb_kernel_supported(const fb_kernel *k);
+
+/* ---- Byte helpers ------------------------------------------------------- */
+
+static inline uint32_t fb_load32_le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint32_t fb_load32_be(const uint8_t *p)
+{
+	return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+static inline void fb_store32_le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void fb_store32_be(uint8_t *p, uint32_t v)
+{
+	p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
+}
+static inline uint64_t fb_load64_be(const uint8_t *p)
+{
+	return (uint64_t)fb_load32_be(p) << 32 | fb_load32_be(p + 4);
+}
+static inline void fb_store64_be(uint8_t *p, uint64_t v)
+{
+	fb_store32_be(p, (uint32_t)(v >> 32)); fb_store32_be(p + 4, (uint32_t)v);
+}
+static inline uint64_t fb_load64_le(const uint8_t *p)
+{
+	return (uint64_t)fb_load32_le(p) | (uint64_t)fb_load32_le(p + 4) << 32;
+}
+static inline void fb_store64_le(uint8_t *p, uint64_t v)
+{
+	fb_store32_le(p, (uint32_t)v); fb_store32_le(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint32_t fb_rotl32(uint32_t x, unsigned n)
+{
+	n &= 31; return (x << n) | (x >> ((32 - n) & 31));
+}
+static inline uint32_t fb_rotr32(uint32_t x, unsigned n)
+{
+	n &= 31; return (x >> n) | (x << ((32 - n) & 31));
+}
+
+/* Zeroes memory in a way the compiler may not drop. */
+void fb_wipe(void *p, size_t n);
+
+/* SIMD code is compiled per function with target attributes so the
+ * baseline build runs on any x86-64. */
+#if defined(__x86_64__) || defined(__i386__)
+#define FB_X86 1
+#define FB_TARGET(x) __attribute__((target(x)))
+#else
+#define FB_X86 0
+#define FB_TARGET(x)
+#endif
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * ECB, CBC, CFB, CFB8, OFB, CTR and XTS over any block kernel.
+ *
+ * Parallel work (ECB, CBC and CFB decryption, CTR, XTS) goes to the
+ * parallel kernel in chunks of up to FB_CHUNK bytes; serial chains (CBC,
+ * CFB, CFB8 and OFB encryption; OFB and CFB8 either way) to the serial
+ * kernel, one block at a time. All of it works in place.
+ */
+#include "modes.h"
+
+/* Large enough for the widest kernel batch (bitsliced DES: 512 blocks). */
+#define FB_CHUNK 8192
+
+static inline void par_crypt(const fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	if (s->encrypt)
+		s->par->encrypt(s->ks_par, out, in, n);
+	else
+		s->par->decrypt(s->ks_par, out, in, n);
+}
+
+static inline void ser_encrypt1(const fb_state *s, uint8_t *out, const uint8_t *in)
+{
+	s->ser->encrypt(s->ks_ser, out, in, 1);
+}
+
+/* Adds 1 to a big-endian counter of n bytes. */
+static void ctr_add1(uint8_t *ctr, unsigned n)
+{
+	for (unsigned i = n; i-- > 0;)
+		if (++ctr[i])
+			break;
+}
+
+static void cbc_encrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	uint8_t x[16];
+	for (size_t i = 0; i < n; i++, in += bs, out += bs) {
+		fb_xor(x, in, s->iv, bs);
+		ser_encrypt1(s, out, x);
+		memcpy(s->iv, out, bs);
+	}
+}
+
+static void cbc_decrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	if (s->par->cbc_dec) {
+		s->par->cbc_dec(s->ks_par, out, in, n, s->iv);
+		return;
+	}
+	uint8_t tmp[FB_CHUNK], next[16];
+	while (n) {
+		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		s->par->decrypt(s->ks_par, tmp, in, m);
+		memcpy(next, in + (m - 1) * bs, bs);
+		/* Backwards, so in place each ciphertext is read before it is overwritten. */
+		for (size_t i = m - 1; i > 0; i--)
+			fb_xor(out + i * bs, tmp + i * bs, in + (i - 1) * bs, bs);
+		fb_xor(out, tmp, s->iv, bs);
+		memcpy(s->iv, next, bs);
+		in += m * bs, out += m * bs, n -= m;
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
+/* Whole blocks of CTR keystream XORed into in -> out; s->iv advances. */
+static void ctr_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	if (s->par->ctr32) {
+		while (n) {
+			uint64_t room = (uint64_t)1 << 32;
+			room -= fb_load32_be(s->iv + bs - 4);
+			size_t m = n < room ? n : (size_t)room;
+			s->par->ctr32(s->ks_par, out, in, m, s->iv);
+			if (m == room) /* the low 32 bits wrapped: carry into the rest */
+				ctr_add1(s->iv, bs - 4);
+			in += m * bs, out += m * bs, n -= m;
+		}
+		return;
+	}
+	uint8_t tmp[FB_CHUNK];
+	while (n) {
+		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		for (size_t i = 0; i < m; i++) {
+			memcpy(tmp + i * bs, s->iv, bs);
+			ctr_add1(s->iv, bs);
+		}
+		s->par->encrypt(s->ks_par, tmp, tmp, m);
+		fb_xor(out, in, tmp, m * bs);
+		in += m * bs, out += m * bs, n -= m;
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
+/* CFB decryption of whole blocks: every keystream block is the encryption
+ * of a known ciphertext block, so the kernel runs them in parallel. */
+static void cfb_decrypt_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	uint8_t tmp[FB_CHUNK];
+	while (n) {
+		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		memcpy(tmp, s->iv, bs);
+		memcpy(tmp + bs, in, (m - 1) * bs);
+		memcpy(s->iv, in + (m - 1) * bs, bs);
+		s->par->encrypt(s->ks_par, tmp, tmp, m);
+		fb_xor(out, in, tmp, m * bs);
+		in += m * bs, out += m * bs, n -= m;
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
+/* Multiplies an XTS tweak by alpha in GF(2^128) (IEEE 1619 byte order). */
+static void xts_mul_alpha(uint8_t t[16])
+{
+	uint64_t lo = fb_load64_le(t), hi = fb_load64_le(t + 8);
+	uint64_t carry = hi >> 63;
+	hi = hi << 1 | lo >> 63;
+	lo = lo << 1 ^ (0x87 & (0 - carry));
+	fb_store64_le(t, lo);
+	fb_store64_le(t + 8, hi);
+}
+
+static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	uint8_t tmp[FB_CHUNK], t[16];
+	while (n) {
+		size_t m = n < FB_CHUNK / 16 ? n : FB_CHUNK / 16;
+		memcpy(t, s->iv, 16);
+		for (size_t i = 0; i < m; i++, xts_mul_alpha(t))
+			fb_xor(tmp + 16 * i, in + 16 * i, t, 16);
+		par_crypt(s, tmp, tmp, m);
+		for (size_t i = 0; i < m; i++, xts_mul_alpha(s->iv))
+			fb_xor(out + 16 * i, tmp + 16 * i, s->iv, 16);
+		in += m * 16, out += m * 16, n -= m;
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
+/* One XTS block with tweak t, through the parallel kernel. */
+static void xts_one(const fb_state *s, uint8_t *out, const uint8_t *in, const uint8_t *t)
+{
+	uint8_t x[16];
+	fb_xor(x, in, t, 16);
+	par_crypt(s, x, x, 1);
+	fb_xor(out, x, t, 16);
+}
+
+void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r)
+{
+	uint8_t t1[16], t2[16], a[16], b[16];
+	memcpy(t1, s->iv, 16);
+	memcpy(t2, t1, 16);
+	xts_mul_alpha(t2);
+	/* Encryption uses T(m-1) then T(m); decryption the other way round. */
+	xts_one(s, a, in, s->encrypt ? t1 : t2);
+	memcpy(b, in + 16, r);
+	memcpy(b + r, a + r, 16 - r);
+	memcpy(out + 16, a, r);
+	xts_one(s, out, b, s->encrypt ? t2 : t1);
+	fb_wipe(a, 16);
+	fb_wipe(b, 16);
+}
+
+void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	if (!n)
+		return;
+	switch (s->mode) {
+	case FB_ECB: par_crypt(s, out, in, n); break;
+	case FB_CBC:
+		if (s->encrypt)
+			cbc_encrypt(s, out, in, n);
+		else
+			cbc_decrypt(s, out, in, n);
+		break;
+	case FB_XTS: xts_blocks(s, out, in, n); break;
+	default: break;
+	}
+}
+
+/* Next keystream block for CFB, OFB, CTR (s->pos = 0 afterwards). */
+static void next_keystream(fb_state *s)
+{
+	ser_encrypt1(s, s->ksb, s->iv);
+	if (s->mode == FB_OFB)
+		memcpy(s->iv, s->ksb, s->bs);
+	else if (s->mode == FB_CTR)
+		ctr_add1(s->iv, s->bs);
+	s->pos = 0;
+}
+
+static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	unsigned bs = s->bs;
+	for (size_t i = 0; i < len; i++) {
+		ser_encrypt1(s, s->ksb, s->iv);
+		uint8_t c = s->encrypt ? (uint8_t)(in[i] ^ s->ksb[0]) : in[i];
+		out[i] = in[i] ^ s->ksb[0];
+		memmove(s->iv, s->iv + 1, bs - 1);
+		s->iv[bs - 1] = c;
+	}
+}
+
+void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	unsigned bs = s->bs;
+	if (s->mode == FB_CFB8) {
+		cfb8(s, out, in, len);
+		return;
+	}
+	for (;;) {
+		/* Bytes left in the current keystream block. */
+		for (; s->pos < bs && len; s->pos++, len--) {
+			uint8_t c = s->encrypt ? (uint8_t)(*in ^ s->ksb[s->pos]) : *in;
+			*out++ = *in++ ^ s->ksb[s->pos];
+			if (s->mode == FB_CFB)
+				s->iv[s->pos] = c; /* the feedback is the ciphertext */
+		}
+		if (!len)
+			return;
+		size_t n = len / bs;
+		if (n && s->mode == FB_CTR) {
+			ctr_blocks(s, out, in, n);
+		} else if (n && s->mode == FB_CFB && !s->encrypt) {
+			cfb_decrypt_blocks(s, out, in, n);
+		} else {
+			next_keystream(s);
+			continue;
+		}
+		in += n * bs, out += n * bs, len -= n * bs;
+		if (!len)
+			return;
+		next_keystream(s);
+	}
+}

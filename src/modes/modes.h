@@ -1,0 +1,57 @@
+/*
+ * The mode layer: written once for 8- and 16-byte blocks, knowing nothing
+ * of any cipher. It drives the kernels chosen at fb_init.
+ */
+#ifndef FB_MODES_H
+#define FB_MODES_H
+#include "../registry.h"
+
+#define FB_MAGIC_READY 0x66625244u  /* initialised */
+#define FB_MAGIC_DONE 0x66624446u   /* finished: only re-init is allowed */
+
+/* Key-schedule areas inside the caller's fb_ctx. */
+#define FB_STATE_BYTES 256
+#define FB_KS_AREA1 (FB_STATE_BYTES)
+#define FB_KS_AREA2 (FB_KS_AREA1 + FB_KS_MAX)
+#define FB_KS_AREA3 (FB_KS_AREA2 + FB_KS_MAX)
+#define FB_KS_AREA3_MAX (FB_CTX_SIZE - FB_KS_AREA3)
+
+typedef struct fb_state {
+	uint32_t magic;
+	const fb_cipher *c;
+	const fb_kernel *par, *ser; /* parallel batches; serial chains */
+	const void *ks_par, *ks_ser, *ks_tweak;
+	enum fb_mode mode;
+	int encrypt;
+	enum fb_padding padding;
+	unsigned bs;
+	unsigned buf_len; /* ECB, CBC, XTS: bytes waiting in buf */
+	unsigned pos;     /* CFB, OFB, CTR: keystream bytes of ksb used (bs = none left) */
+	uint8_t iv[16];   /* chaining value, counter, or XTS tweak */
+	uint8_t ksb[16];  /* current keystream block */
+	uint8_t buf[32];
+} fb_state;
+
+_Static_assert(sizeof(fb_state) <= FB_STATE_BYTES, "state outgrew its area");
+_Static_assert(FB_KS_AREA3_MAX >= 4096, "context too small");
+
+/* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
+void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);
+/* Byte-stream work for CFB, CFB8, OFB, CTR: any length. */
+void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
+/* XTS ciphertext stealing over the last full block plus r bytes (0<r<bs). */
+void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r);
+
+/* Padding (padding.c). */
+void fb_pad(enum fb_padding p, uint8_t *block, unsigned used, unsigned bs);
+/* Returns the number of data bytes in the final block, or -1 if the
+ * padding is bad. Constant time in the block's contents. */
+int fb_unpad(enum fb_padding p, const uint8_t *block, unsigned bs);
+
+static inline void fb_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = a[i] ^ b[i];
+}
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Streaming update/final for every mode. ECB, CBC and XTS buffer partial
+ * blocks (and withhold what padding removal or ciphertext stealing needs
+ * at the end); CFB, CFB8, OFB and CTR are byte streams. Any split of the
+ * input gives the same bytes as one call.
+ */
+#include "modes.h"
+
+static int is_buffered(const fb_state *s)
+{
+	return s->mode == FB_ECB || s->mode == FB_CBC || s->mode == FB_XTS;
+}
+
+static int padded(const fb_state *s)
+{
+	return (s->mode == FB_ECB || s->mode == FB_CBC) && s->padding != FB_PAD_NONE;
+}
+
+/* Bytes to keep back in the buffer when avail bytes are on hand. */
+static size_t keep_back(const fb_state *s, size_t avail)
+{
+	size_t r = avail % s->bs;
+	if (s->mode == FB_XTS) /* the last full block may need stealing */
+		return avail >= s->bs ? s->bs + r : avail;
+	if (padded(s) && !s->encrypt && r == 0 && avail) /* the padding block */
+		return s->bs;
+	return r;
+}
+
+/* Output that fb_update(in_len) writes. */
+size_t fb_update_out_len(const fb_state *s, size_t in_len)
+{
+	if (!is_buffered(s))
+		return in_len;
+	size_t avail = s->buf_len + in_len;
+	return avail - keep_back(s, avail);
+}
+
+static int overlap_bad(const uint8_t *out, size_t out_len, const uint8_t *in, size_t in_len)
+{
+	if (out == in || !out_len || !in_len)
+		return 0;
+	uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+	return o < i + in_len && i < o + out_len;
+}
+
+int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
+		     const uint8_t *in, size_t in_len)
+{
+	size_t produce = fb_update_out_len(s, in_len);
+	if (produce > out_cap)
+		return FB_ERR_OUTPUT_SPACE;
+	if (overlap_bad(out, produce > in_len ? produce : in_len, in, in_len))
+		return FB_ERR_OVERLAP;
+	*out_len = produce;
+	if (!is_buffered(s)) {
+		fb_mode_stream(s, out, in, in_len);
+		return FB_OK;
+	}
+	size_t keep = s->buf_len + in_len - produce;
+	unsigned bs = s->bs;
+	uint8_t kept[32];
+	if (keep >= s->buf_len + in_len) { /* nothing to process yet */
+		memcpy(s->buf + s->buf_len, in, in_len);
+		s->buf_len += (unsigned)in_len;
+		return FB_OK;
+	}
+	if (keep > in_len) {
+		/* Only XTS: the output comes wholly from the buffer, whose tail
+		 * is kept together with all of in. */
+		size_t old = keep - in_len;
+		memcpy(kept, in, in_len);
+		fb_mode_blocks(s, out, s->buf, produce / bs);
+		memmove(s->buf, s->buf + produce, old);
+		memcpy(s->buf + old, kept, in_len);
+	} else {
+		size_t from_buf = s->buf_len, body = in_len - keep;
+		memcpy(kept, in + body, keep);
+		if (out == in) {
+			/* In place: slide the input up by the buffered length and put
+			 * the buffered bytes in front, so the stream lines up with out. */
+			memmove(out + from_buf, in, body);
+			memcpy(out, s->buf, from_buf);
+			fb_mode_blocks(s, out, out, produce / bs);
+		} else {
+			/* The first blocks straddle the buffer and in. */
+			size_t head = (from_buf + bs - 1) / bs * bs;
+			uint8_t first[32];
+			memcpy(first, s->buf, from_buf);
+			memcpy(first + from_buf, in, head - from_buf);
+			fb_mode_blocks(s, out, first, head / bs);
+			fb_mode_blocks(s, out + head, in + (head - from_buf), (produce - head) / bs);
+			fb_wipe(first, sizeof first);
+		}
+		memcpy(s->buf, kept, keep);
+	}
+	s->buf_len = (unsigned)keep;
+	fb_wipe(kept, sizeof kept);
+	return FB_OK;
+}
+
+/* Output that fb_final writes (an upper bound for padded decryption). */
+size_t fb_final_out_len(const fb_state *s)
+{
+	if (!is_buffered(s))
+		return 0;
+	if (s->mode == FB_XTS)
+		return s->buf_len;
+	if (padded(s))
+		return s->encrypt ? s->bs : s->buf_len; /* decrypt: at most the block */
+	return 0;
+}
+
+int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len)
+{
+	unsigned bs = s->bs;
+	*out_len = 0;
+	if (!is_buffered(s))
+		return FB_OK;
+	if (s->mode == FB_XTS) {
+		if (s->buf_len < bs)
+			return FB_ERR_DATA_LENGTH;
+		if (out_cap < s->buf_len)
+			return FB_ERR_OUTPUT_SPACE;
+		if (s->buf_len == bs)
+			fb_mode_blocks(s, out, s->buf, 1);
+		else
+			fb_mode_xts_tail(s, out, s->buf, s->buf_len - bs);
+		*out_len = s->buf_len;
+		return FB_OK;
+	}
+	if (!padded(s))
+		return s->buf_len ? FB_ERR_DATA_LENGTH : FB_OK;
+	uint8_t blk[16];
+	if (s->encrypt) {
+		if (out_cap < bs)
+			return FB_ERR_OUTPUT_SPACE;
+		memcpy(blk, s->buf, s->buf_len);
+		fb_pad(s->padding, blk, s->buf_len, bs);
+		fb_mode_blocks(s, out, blk, 1);
+		*out_len = bs;
+		return FB_OK;
+	}
+	if (s->buf_len != bs)
+		return FB_ERR_DATA_LENGTH;
+	fb_mode_blocks(s, blk, s->buf, 1);
+	int n = fb_unpad(s->padding, blk, bs);
+	if (n < 0) {
+		fb_wipe(blk, sizeof blk);
+		return FB_ERR_BAD_PADDING;
+	}
+	if ((size_t)n > out_cap) {
+		fb_wipe(blk, sizeof blk);
+		return FB_ERR_OUTPUT_SPACE; /* state moved on: caller must restart */
+	}
+	memcpy(out, blk, (size_t)n);
+	fb_wipe(blk, sizeof blk);
+	*out_len = (size_t)n;
+	return FB_OK;
+}

@@ -1,0 +1,16 @@
+/* The cipher+mode table and kernel registry (src/registry.c). */
+#ifndef FB_REGISTRY_H
+#define FB_REGISTRY_H
+#include "internal.h"
+
+struct fb_cipher {
+	const char *name;
+	const fb_family *family;
+	enum fb_mode mode;
+	size_t key_len; /* bytes of one cipher key; 0 = any length the family allows */
+};
+
+int fb_cipher_key_ok(const fb_cipher *c, size_t len);
+const char *fb_mode_name(enum fb_mode m);
+
+#endif

@@ -1,0 +1,12 @@
+/* The serpent implementations, in order of preference (see fb_family in src/internal.h). */
+#include "../internal.h"
+
+static const fb_kernel *const parallel[] = {
+	NULL,
+};
+
+static const fb_kernel *const serial[] = {
+	NULL,
+};
+
+const fb_family fb_family_serpent = { "serpent", 16, parallel, serial };
