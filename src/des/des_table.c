@@ -64,6 +64,7 @@ static inline uint32_t des_f(uint32_t r, const uint32_t *k)
 /* 16 rounds; on return a holds L16 and b holds R16 (no final swap). */
 static inline void des_rounds_enc(uint32_t *a, uint32_t *b, const uint32_t *k)
 {
+#pragma GCC unroll 8
 	for (int i = 0; i < 32; i += 4) {
 		*a ^= des_f(*b, k + i);
 		*b ^= des_f(*a, k + i + 2);
@@ -72,6 +73,7 @@ static inline void des_rounds_enc(uint32_t *a, uint32_t *b, const uint32_t *k)
 
 static inline void des_rounds_dec(uint32_t *a, uint32_t *b, const uint32_t *k)
 {
+#pragma GCC unroll 8
 	for (int i = 30; i > 0; i -= 4) {
 		*a ^= des_f(*b, k + i);
 		*b ^= des_f(*a, k + i - 2);
@@ -97,34 +99,71 @@ static inline void des_block_out(uint8_t *out, uint32_t l, uint32_t r)
 	fb_store32_be(out + 4, b);
 }
 
-static void des_table_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+/* One block through DES or EDE; encrypt (enc = 1) or decrypt. */
+static inline __attribute__((always_inline)) void des_table_one(const des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
+{
+	uint32_t l, r;
+	des_block_in(in, &l, &r);
+	if (ks->nkeys == 1) {
+		if (enc)
+			des_rounds_enc(&l, &r, ks->rk[0]);
+		else
+			des_rounds_dec(&l, &r, ks->rk[0]);
+	} else if (enc) {
+		des_rounds_enc(&l, &r, ks->rk[0]);
+		des_rounds_dec(&r, &l, ks->rk[1]);
+		des_rounds_enc(&l, &r, ks->rk[2]);
+	} else {
+		des_rounds_dec(&l, &r, ks->rk[2]);
+		des_rounds_enc(&r, &l, ks->rk[1]);
+		des_rounds_dec(&l, &r, ks->rk[0]);
+	}
+	des_block_out(out, l, r);
+}
+
+/* Two independent blocks in one loop body: a round is a chain of
+ * dependent loads, so interleaving two chains nearly doubles throughput
+ * for ECB and the other parallel modes. */
+static inline __attribute__((always_inline)) void des_table_two(const des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
+{
+	uint32_t l0, r0, l1, r1;
+	des_block_in(in, &l0, &r0);
+	des_block_in(in + 8, &l1, &r1);
+	for (unsigned p = 0; p < ks->nkeys; p++) {
+		/* EDE: pass p uses key p (enc) or key 2-p (dec), direction alternates. */
+		const uint32_t *k = ks->rk[enc ? p : ks->nkeys - 1 - p];
+		int fwd = enc ^ (p & 1);
+		uint32_t *a0 = p & 1 ? &r0 : &l0, *b0 = p & 1 ? &l0 : &r0;
+		uint32_t *a1 = p & 1 ? &r1 : &l1, *b1 = p & 1 ? &l1 : &r1;
+		for (int i = 0; i < 32; i += 4) {
+			int j = fwd ? i : 30 - i, d = fwd ? 2 : -2;
+			*a0 ^= des_f(*b0, k + j);
+			*a1 ^= des_f(*b1, k + j);
+			*b0 ^= des_f(*a0, k + j + d);
+			*b1 ^= des_f(*a1, k + j + d);
+		}
+	}
+	des_block_out(out, l0, r0);
+	des_block_out(out + 8, l1, r1);
+}
+
+static inline __attribute__((always_inline)) void des_table_crypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, int enc)
 {
 	const des_table_ks *ks = ksp;
-	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
-		uint32_t l, r;
-		des_block_in(in, &l, &r);
-		des_rounds_enc(&l, &r, ks->rk[0]);
-		if (ks->nkeys == 3) {
-			des_rounds_dec(&r, &l, ks->rk[1]);
-			des_rounds_enc(&l, &r, ks->rk[2]);
-		}
-		des_block_out(out, l, r);
-	}
+	for (; n >= 2; n -= 2, in += 16, out += 16)
+		des_table_two(ks, out, in, enc);
+	if (n)
+		des_table_one(ks, out, in, enc);
+}
+
+static void des_table_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	des_table_crypt(ksp, out, in, n, 1);
 }
 
 static void des_table_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const des_table_ks *ks = ksp;
-	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
-		uint32_t l, r;
-		des_block_in(in, &l, &r);
-		if (ks->nkeys == 3) {
-			des_rounds_dec(&l, &r, ks->rk[2]);
-			des_rounds_enc(&r, &l, ks->rk[1]);
-		}
-		des_rounds_dec(&l, &r, ks->rk[0]);
-		des_block_out(out, l, r);
-	}
+	des_table_crypt(ksp, out, in, n, 0);
 }
 
 const fb_kernel fb_des_table = {
