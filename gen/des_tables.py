@@ -156,6 +156,21 @@ def sp_tables():
     return tabs
 
 
+def expand_bytes(w):
+    """E(w) with S-box j's six input bits in byte j-1 (bits 5..0)."""
+    e = 0
+    for j in range(1, 9):
+        e |= (ror32(w, (31 - 4 * j) % 32) & 63) << (8 * (j - 1))
+    return e
+
+
+def sp64_tables():
+    """Seed 003's expanded form: E(P(S_j(v))) as a 64-bit word, so a
+    round's output is already the next round's expanded input."""
+    return [[expand_bytes(permute(sbox(j, v) << (28 - 4 * j), 32, P)) for v in range(64)]
+            for j in range(8)]
+
+
 def key_bit_positions():
     """For each of the 48 round-key bits (PC2 output order), where it goes
     in the 64-bit word KX<<32 | KY."""
@@ -246,6 +261,26 @@ def swap_network(x, swaps):
     return (w["l"] << 32) | w["r"]
 
 
+def model64_encrypt(key, block):
+    sp = sp64_tables()
+    ks = subkeys(key)
+    x = permute(block, 64, IP)
+    l, r = expand_bytes(x >> 32), expand_bytes(x & 0xFFFFFFFF)
+    for k in ks:
+        kb = 0
+        for j in range(8):
+            kb |= ((k >> (42 - 6 * j)) & 63) << (8 * j)
+        t = r ^ kb
+        f = 0
+        for j in range(8):
+            f ^= sp[j][(t >> (8 * j)) & 0xFF]
+        l, r = r, l ^ f
+
+    def compress(e):
+        return sum(((e >> (8 * (j - 1) + 1)) & 15) << (32 - 4 * j) for j in range(1, 9))
+    return permute((compress(r) << 32) | compress(l), 64, FP)
+
+
 def self_check():
     # FIPS 46-3 style worked example (also in countless textbooks).
     assert des_ref(0x133457799BBCDFF1, 0x0123456789ABCDEF) == 0x85E813540F0AB405
@@ -259,6 +294,7 @@ def self_check():
     for _ in range(64):
         k, b = rnd.getrandbits(64), rnd.getrandbits(64)
         assert model_encrypt(k, b) == des_ref(k, b)
+        assert model64_encrypt(k, b) == des_ref(k, b)
 
 
 def c_array(name, ctype, rows, fmt):
@@ -281,6 +317,9 @@ def render():
         "",
         "/* S-box j combined with P, output rotated right by 3; index = 6-bit E input. */",
         c_array("des_sp", "uint32_t", sp_tables(), "0x{:08x}u"),
+        "",
+        "/* Expanded form (seed 003): E(P(S_j(v))), S-box k's E bits in byte k-1. */",
+        c_array("des_sp64", "uint64_t", sp64_tables(), "0x{:016x}ull"),
         "",
         "/* PC-1: key byte i (parity bit dropped, v = byte >> 1) -> C<<28 | D. */",
         c_array("des_pc1", "uint64_t", pc1_tables(), "0x{:014x}ull"),

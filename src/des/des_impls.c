@@ -2,13 +2,19 @@
 #include "../internal.h"
 #include "des_table.h"
 
+extern const fb_kernel fb_des_table64;
+
 static const fb_kernel *const parallel[] = {
 	&fb_des_table,
+	&fb_des_table64,
 	NULL,
 };
 
+/* des/table and des/table64 measure equal within noise for CBC encryption
+ * here (about 12 TSC ticks per round, see the issue 4 note); table first. */
 static const fb_kernel *const serial[] = {
 	&fb_des_table,
+	&fb_des_table64,
 	NULL,
 };
 
