@@ -128,6 +128,50 @@ static void tdes_key_update(uint8_t *key, size_t key_len, int opt3, const uint8_
 	memcpy(key, k, key_len);
 }
 
+/* CFB8 Monte Carlo (AESAVS 100 x 1000, TDESAVS 400 x 10000): one running
+ * CFB8 stream whose next input byte is IV[j] for j < block, else the output
+ * byte one block back (TDES decryption: the keystream byte). */
+static int run_mct_cfb8(const kat_record *r, mct_cipher *m, int tdes, long inner)
+{
+	size_t bs = fb_cipher_block_size(m->ecb), kl = r->key_len;
+	uint8_t key[32], iv[16], reg[16], blk[16];
+	static uint8_t out[10000];
+	memcpy(key, r->key, kl);
+	memcpy(iv, r->iv, bs);
+	uint8_t pin = r->decrypt ? r->ct[0] : r->pt[0];
+	int opt3 = tdes && kl == 24 && !memcmp(r->key, r->key + 8, 8);
+	for (long i = 0; i < r->iterations; i++) {
+		mct_key(m, key, kl, 0);
+		memcpy(reg, iv, bs);
+		for (long j = 0; j < inner; j++) {
+			mct_block(m, blk, reg, bs);
+			out[j] = pin ^ blk[0];
+			memmove(reg, reg + 1, bs - 1);
+			reg[bs - 1] = r->decrypt ? pin : out[j];
+			if (tdes && r->decrypt)
+				pin = blk[0];
+			else
+				pin = (size_t)j < bs ? iv[j] : out[j - bs];
+		}
+		if (tdes) {
+			uint8_t o[3][8];
+			for (int t = 0; t < 3; t++) memcpy(o[t], out + inner - 8 * (t + 1), 8);
+			tdes_key_update(key, kl, opt3, (const uint8_t(*)[8])o);
+		} else {
+			for (size_t b = 0; b < kl; b++) key[b] ^= out[inner - kl + b];
+		}
+		/* AESAVS reseeds the IV from the output stream in both directions. */
+		memcpy(iv, tdes ? reg : out + inner - bs, bs);
+	}
+	const uint8_t *want = r->decrypt ? r->pt : r->ct;
+	if (out[inner - 1] != want[0]) {
+		fprintf(stderr, "FAIL MCT %s CFB8%s impl=%s line %d: got %02x\n", r->alg,
+			r->decrypt ? " decrypt" : "", m->impl ? m->impl : "default", r->line, out[inner - 1]);
+		return 0;
+	}
+	return 1;
+}
+
 /* Procedures by source: AESAVS (100 x 1000), TDESAVS and AES-submission
  * (400 x 10000). Returns 1 pass, 0 fail, -1 procedure not known. */
 static int run_mct(const kat_record *r, run_ctx *rc)
@@ -146,11 +190,16 @@ static int run_mct(const kat_record *r, run_ctx *rc)
 	memcpy(key, r->key, kl);
 	memcpy(iv, r->iv, r->iv_len);
 	memcpy(in, r->decrypt ? r->ct : r->pt, bs);
+	if (!strcasecmp(r->mode, "CFB8")) {
+		int ok = run_mct_cfb8(r, &m, tdes, inner);
+		fb_ctx_free(m.ctx);
+		return ok;
+	}
 	int opt3 = tdes && kl == 24 && !memcmp(r->key, r->key + 8, 8);
 	int is_cbc = !strcasecmp(r->mode, "CBC"), is_ecb = !strcasecmp(r->mode, "ECB");
 	int is_ofb = !strcasecmp(r->mode, "OFB"), is_cfb = !strncasecmp(r->mode, "CFB", 3) &&
 		strcasecmp(r->mode, "CFB8");
-	if (!is_cbc && !is_ecb && !(avs && (is_ofb || is_cfb)))
+	if (!is_cbc && !is_ecb && !((avs || tdes) && (is_ofb || is_cfb)))
 		{ fb_ctx_free(m.ctx); return -1; }
 	/* OFB and CFB use the forward cipher in both directions. */
 	int cipher_dec = r->decrypt && (is_ecb || is_cbc);
@@ -176,12 +225,17 @@ static int run_mct(const kat_record *r, run_ctx *rc)
 					memcpy(nxt, j == 0 ? iv : hist[0], bs);
 				else
 					memcpy(nxt, out, bs);
-			} else { /* AESAVS OFB / CFB128: one running stream */
+			} else { /* OFB / CFB: one running stream */
 				uint8_t o[16];
 				mct_block(&m, o, chain, bs);
 				for (size_t b = 0; b < bs; b++) out[b] = in[b] ^ o[b];
+				if (tdes && is_ofb) /* TDESAVS: next input = I[j] */
+					memcpy(nxt, chain, bs);
+				else if (tdes && r->decrypt) /* TDESAVS CFB dec: next CT = O[j] */
+					memcpy(nxt, o, bs);
+				else
+					memcpy(nxt, j == 0 ? iv : hist[0], bs);
 				memcpy(chain, is_ofb ? o : (r->decrypt ? in : out), bs);
-				memcpy(nxt, j == 0 ? iv : hist[0], bs);
 			}
 			memcpy(hist[2], hist[1], bs);
 			memcpy(hist[1], hist[0], bs);
@@ -196,7 +250,8 @@ static int run_mct(const kat_record *r, run_ctx *rc)
 			tdes_key_update(key, kl, opt3, (const uint8_t(*)[8])o);
 			if (is_cbc && !r->decrypt) { memcpy(in, hist[1], bs); memcpy(iv, hist[0], bs); }
 			else if (is_cbc) { memcpy(iv, chain, bs); memcpy(in, hist[0], bs); }
-			else memcpy(in, hist[0], bs);
+			else if (is_ecb) memcpy(in, hist[0], bs);
+			else memcpy(iv, chain, bs); /* OFB, CFB: the stream goes on */
 		} else {
 			key_xor_tail(key, kl, hist[1], hist[0], bs);
 			if (is_ecb) memcpy(in, hist[0], bs);
@@ -275,7 +330,8 @@ int main(int argc, char **argv)
 				if (!strcmp(ki.name, impls[k]))
 					narrow = ki.batch <= 1;
 			int mct = !impls[k] || (narrow && (!quick || strstr(impls[k], "table") ||
-					strstr(impls[k], "portable") || strstr(impls[k], "ct64")));
+					strstr(impls[k], "portable") || strstr(impls[k], "ct64") ||
+					strstr(impls[k], "bitslice")));
 			run_ctx rc = { impls[k], mct, 0, 0, 0 };
 			int n = kat_read(argv[a], on_record, &rc);
 			if (n < 0) {

@@ -1,11 +1,25 @@
 /* The aes implementations, in order of preference (see fb_family in src/internal.h). */
 #include "../internal.h"
+#include "aes_kernels.h"
 
+/* Widest first; all are constant-time. aesni and ct64 end the list so
+ * that every x86-64 CPU with AES-NI, and every other CPU, has a kernel. */
 static const fb_kernel *const parallel[] = {
+#if FB_X86
+	&fb_aes_vaes_avx512,
+	&fb_aes_vaes_avx2,
+	&fb_aes_aesni,
+#endif
+	&fb_aes_ct64,
 	NULL,
 };
 
+/* One block at a time: AES-NI has the lowest latency (one AESENC chain). */
 static const fb_kernel *const serial[] = {
+#if FB_X86
+	&fb_aes_aesni,
+#endif
+	&fb_aes_ct64,
 	NULL,
 };
 

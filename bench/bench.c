@@ -1,0 +1,1030 @@
+/*
+ * bench.c - `fastblock speed`: times every fastblock implementation of
+ * every cipher and mode, and the peer libraries, in one process on the
+ * same buffers (see bench.h for the usage, bench_timing.h for the method,
+ * docs/benchmarks.md for results).
+ *
+ * What is timed:
+ *  - fastblock: a streaming context is set up once (fb_init, FB_PAD_NONE),
+ *    then one fb_update() over the buffer, in place, is one repetition; the
+ *    stream continues from one repetition to the next (it is re-initialised
+ *    untimed after 1 MB so no mode limit is reached). Every implementation
+ *    of the family that this CPU runs is forced in turn (fb_options.impl),
+ *    and "default" is the library's own choice.
+ *  - fastblock multi: fb_multi_crypt over N independent CBC streams (DES
+ *    family), the counterpart of ipsec-mb's multi-buffer job API.
+ *  - peers: the adapter's crypt() over the same buffer, in place, stream
+ *    continued (see bench_peer.h).
+ *  - key setup: fb_init() for fastblock, each peer's own key setup.
+ * Before a peer or a forced implementation is timed, its output on one
+ * random buffer is compared with fastblock's default one-shot output; on
+ * a difference a row with "status": "mismatch" is printed and nothing is
+ * timed.
+ *
+ * JSON (--json): one array; each element has library, version, impl,
+ * cipher, op, size (bytes per stream), streams, status ("ok", "mismatch",
+ * "error"), mb_per_s, cycles_per_byte, cycles_per_block (minimum over the
+ * repetitions), the same three from the median (*_median), samples,
+ * key_setup_cycles and key_setup_cycles_median (null where not measured),
+ * tsc_mhz, and for fastblock parallel_impl / serial_impl / constant_time.
+ * All cycles are TSC ticks with the empty-call overhead subtracted.
+ * With --check-only, rows carry the check's status and no figures.
+ */
+#define _GNU_SOURCE
+#include "bench.h"
+#include "bench_peer.h"
+#include "bench_timing.h"
+
+#include "fastblock.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* fb_multi_crypt may land in the library later than the rest of the API:
+ * a weak reference lets the harness link without it and skip the
+ * multi-stream rows (ELF platforms; elsewhere it is an ordinary reference). */
+#if defined(__ELF__)
+#pragma weak fb_multi_crypt
+#endif
+
+_Static_assert(BM_ECB == (int)FB_ECB && BM_CBC == (int)FB_CBC && BM_CFB == (int)FB_CFB &&
+		       BM_CFB8 == (int)FB_CFB8 && BM_OFB == (int)FB_OFB && BM_CTR == (int)FB_CTR &&
+		       BM_XTS == (int)FB_XTS,
+	       "bench_mode must mirror enum fb_mode");
+
+#define MAX_LIST 256
+#define CHECK_BYTES 1024       /* one-stream correctness buffer */
+#define CHECK_STREAM_BYTES 256 /* per stream, multi-stream correctness */
+#define MAX_STREAMS 64
+#define STREAM_REFRESH (1u << 20)
+#define KEY_ROTATION 4
+
+static const unsigned multi_streams[] = { 16, 32, 64 };
+
+typedef struct opts {
+	const char *ciphers[MAX_LIST];
+	size_t n_ciphers;
+	const char *impl;
+	size_t sizes[MAX_LIST];
+	size_t n_sizes;
+	int ops;  /* bit 0 encrypt, bit 1 decrypt */
+	int peers;
+	const char *peer_names[MAX_LIST];
+	size_t n_peer_names;
+	int json, info, quiet;
+	int check_only; /* correctness checks only, nothing timed */
+	double seconds;
+	uint64_t seed;
+} opts;
+
+/* Everything a run shares: options, clock, output state, buffers. */
+typedef struct bench {
+	opts o;
+	bench_clock clk;
+	int rows_out;
+	int failures;
+	uint64_t rng;
+	uint8_t *buf;     /* timed buffer: max size x MAX_STREAMS, 64-aligned */
+	size_t buf_cap;
+	fb_ctx *ctx;
+} bench;
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* splitmix64: plenty for keys and data of a benchmark */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+static void rng_fill(uint64_t *s, uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t r = rng_next(s);
+		size_t k = n - i < 8 ? n - i : 8;
+		memcpy(p + i, &r, k);
+	}
+}
+
+static int is_des_family(const char *f)
+{
+	return strstr(f, "des") != NULL;
+}
+
+static int same_family(const char *a, const char *b)
+{
+	return !strcmp(a, b) || (is_des_family(a) && is_des_family(b));
+}
+
+static bench_alg alg_of(const fb_cipher *c)
+{
+	bench_alg a;
+	a.name = fb_cipher_name(c);
+	a.family = is_des_family(fb_cipher_family(c)) ? "des" : fb_cipher_family(c);
+	a.mode = (int)fb_cipher_mode(c);
+	a.key_len = fb_cipher_key_len(c);
+	a.block = fb_cipher_block_size(c);
+	a.iv_len = fb_cipher_iv_len(c);
+	return a;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+typedef struct row {
+	const char *library, *version, *impl, *cipher, *op, *status, *error;
+	size_t size, block;
+	unsigned streams;
+	int timed;
+	bench_stats st;
+	int has_ks;
+	bench_stats ks;
+	const char *parallel_impl, *serial_impl;
+	int constant_time; /* -1: not applicable */
+} row;
+
+static void json_str(const char *s)
+{
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_num(double v, int valid)
+{
+	if (valid)
+		printf("%.6g", v);
+	else
+		fputs("null", stdout);
+}
+
+/* Speed figures from a tick count for bytes bytes. */
+static void figures(const bench *b, const row *r, double ticks, double *mbs, double *cpb, double *cpblk)
+{
+	double bytes = (double)r->size * r->streams;
+	*cpb = ticks / bytes;
+	*cpblk = *cpb * (double)r->block;
+	*mbs = ticks > 0 ? bytes / (ticks / b->clk.tsc_hz) / 1e6 : 0;
+}
+
+static void print_json_row(bench *b, const row *r)
+{
+	double mbs = 0, cpb = 0, cpblk = 0, mbs_m = 0, cpb_m = 0, cpblk_m = 0;
+	int ok = r->timed && r->st.min > 0;
+	if (r->timed) {
+		figures(b, r, r->st.min, &mbs, &cpb, &cpblk);
+		figures(b, r, r->st.median, &mbs_m, &cpb_m, &cpblk_m);
+	}
+	fputs(b->rows_out ? ",\n{" : "{", stdout);
+	fputs("\"library\": ", stdout); json_str(r->library);
+	fputs(", \"version\": ", stdout); json_str(r->version);
+	fputs(", \"impl\": ", stdout); json_str(r->impl);
+	fputs(", \"cipher\": ", stdout); json_str(r->cipher);
+	fputs(", \"op\": ", stdout); json_str(r->op);
+	fputs(", \"size\": ", stdout); json_num((double)r->size, r->size > 0);
+	printf(", \"streams\": %u", r->streams);
+	fputs(", \"status\": ", stdout); json_str(r->status);
+	if (r->error) {
+		fputs(", \"error\": ", stdout);
+		json_str(r->error);
+	}
+	fputs(", \"mb_per_s\": ", stdout); json_num(mbs, ok);
+	fputs(", \"cycles_per_byte\": ", stdout); json_num(cpb, r->timed);
+	fputs(", \"cycles_per_block\": ", stdout); json_num(cpblk, r->timed);
+	fputs(", \"mb_per_s_median\": ", stdout); json_num(mbs_m, r->timed && r->st.median > 0);
+	fputs(", \"cycles_per_byte_median\": ", stdout); json_num(cpb_m, r->timed);
+	fputs(", \"cycles_per_block_median\": ", stdout); json_num(cpblk_m, r->timed);
+	fputs(", \"samples\": ", stdout); json_num((double)r->st.samples, r->timed);
+	fputs(", \"key_setup_cycles\": ", stdout); json_num(r->ks.min, r->has_ks);
+	fputs(", \"key_setup_cycles_median\": ", stdout); json_num(r->ks.median, r->has_ks);
+	printf(", \"tsc_mhz\": %.1f", b->clk.tsc_hz / 1e6);
+	if (r->parallel_impl) {
+		fputs(", \"parallel_impl\": ", stdout); json_str(r->parallel_impl);
+		fputs(", \"serial_impl\": ", stdout); json_str(r->serial_impl);
+	}
+	if (r->constant_time >= 0)
+		printf(", \"constant_time\": %s", r->constant_time ? "true" : "false");
+	putchar('}');
+	fflush(stdout);
+}
+
+static void print_text_header(void)
+{
+	printf("%-20s %-7s %7s  %-10s %-8s %-34s %10s %9s %10s %10s\n", "cipher", "op", "size",
+	       "library", "version", "impl", "MB/s", "ticks/B", "ticks/blk", "keysetup");
+}
+
+static void print_text_row(bench *b, const row *r)
+{
+	char impl[64];
+	if (r->parallel_impl && !strcmp(r->impl, "default"))
+		snprintf(impl, sizeof(impl), "default=%s", r->parallel_impl);
+	else
+		snprintf(impl, sizeof(impl), "%s", r->impl);
+	char size[24];
+	if (r->streams > 1)
+		snprintf(size, sizeof(size), "%zux%u", r->size, r->streams);
+	else
+		snprintf(size, sizeof(size), "%zu", r->size);
+	printf("%-20s %-7s %7s  %-10s %-8.8s %-34.34s ", r->cipher, r->op, r->size ? size : "-",
+	       r->library, r->version, impl);
+	if (r->timed) {
+		double mbs, cpb, cpblk;
+		figures(b, r, r->st.min, &mbs, &cpb, &cpblk);
+		printf("%10.1f %9.2f %10.1f ", mbs, cpb, cpblk);
+	} else {
+		printf("%10s %9s %10s ", r->status, "", "");
+	}
+	if (r->has_ks)
+		printf("%10.0f", r->ks.min);
+	if (r->error)
+		printf("  (%s)", r->error);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void emit(bench *b, const row *r)
+{
+	if (strcmp(r->status, "ok"))
+		b->failures++;
+	if (b->o.json)
+		print_json_row(b, r);
+	else
+		print_text_row(b, r);
+	b->rows_out++;
+}
+
+/* ---- fastblock, one stream ------------------------------------------------------- */
+
+typedef struct fb_run {
+	fb_ctx *ctx;
+	const fb_cipher *c;
+	enum fb_direction dir;
+	const uint8_t *keys[KEY_ROTATION];
+	const uint8_t *iv;
+	fb_options opt;
+	uint8_t *buf;
+	size_t len, cap, stream_bytes;
+	unsigned turn;
+	int err;
+} fb_run;
+
+static int fb_run_init(fb_run *r, const uint8_t *key)
+{
+	size_t ivl = fb_cipher_iv_len(r->c);
+	return fb_init(r->ctx, r->c, r->dir, key, fb_cipher_key_len(r->c), ivl ? r->iv : NULL, ivl,
+		       &r->opt);
+}
+
+static void fb_run_update(void *p)
+{
+	fb_run *r = p;
+	size_t outl = 0;
+	int e = fb_update(r->ctx, r->buf, r->cap, &outl, r->buf, r->len);
+	if (e && !r->err)
+		r->err = e;
+	r->stream_bytes += r->len;
+}
+
+static void fb_run_refresh(void *p)
+{
+	fb_run *r = p;
+	if (r->stream_bytes >= STREAM_REFRESH) {
+		if (fb_run_init(r, r->keys[0]) && !r->err)
+			r->err = FB_ERR_STATE;
+		r->stream_bytes = 0;
+	}
+}
+
+static void fb_run_keysetup(void *p)
+{
+	fb_run *r = p;
+	int e = fb_run_init(r, r->keys[r->turn++ % KEY_ROTATION]);
+	if (e && !r->err)
+		r->err = e;
+}
+
+/* The streaming output (init, one update, final) over in, into out. */
+static int fb_run_check(fb_run *r, const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+	size_t n1 = 0, n2 = 0;
+	int e = fb_run_init(r, r->keys[0]);
+	if (!e)
+		e = fb_update(r->ctx, out, cap, &n1, in, len);
+	if (!e)
+		e = fb_final(r->ctx, out + n1, cap - n1, &n2);
+	if (!e && n1 + n2 != len)
+		e = FB_ERR_OUTPUT_SPACE;
+	return e;
+}
+
+/* One-shot output of fastblock (impl NULL = default) for the check. */
+static int fb_oneshot(const fb_cipher *c, enum fb_direction dir, const char *impl,
+		      const uint8_t *key, const uint8_t *iv, const uint8_t *in, size_t len,
+		      uint8_t *out, size_t cap)
+{
+	fb_options opt = { FB_PAD_NONE, 0, impl };
+	size_t outl = 0, ivl = fb_cipher_iv_len(c);
+	int e = (dir == FB_ENCRYPT ? fb_encrypt : fb_decrypt)(c, key, fb_cipher_key_len(c),
+							      ivl ? iv : NULL, ivl, in, len, out,
+							      cap, &outl, &opt);
+	if (e == FB_OK && outl != len)
+		e = FB_ERR_OUTPUT_SPACE;
+	return e;
+}
+
+/* Shared inputs of one cipher+direction: keys, iv, check data and the
+ * default output on it. */
+typedef struct case_data {
+	const fb_cipher *c;
+	bench_alg alg;
+	enum fb_direction dir;
+	const char *op;
+	uint8_t keys[KEY_ROTATION][64];
+	uint8_t iv[16];
+	uint8_t check_in[MAX_STREAMS * CHECK_STREAM_BYTES];
+	uint8_t check_ref[MAX_STREAMS * CHECK_STREAM_BYTES];   /* default, one stream of CHECK_BYTES */
+	uint8_t multi_ref[MAX_STREAMS * CHECK_STREAM_BYTES];   /* default, per 256-byte stream */
+	uint8_t scratch[MAX_STREAMS * CHECK_STREAM_BYTES + 64];
+	int ref_err, multi_ref_err;
+} case_data;
+
+static int size_ok(const bench_alg *a, size_t size)
+{
+	if (size == 0)
+		return 0;
+	if ((a->mode == BM_ECB || a->mode == BM_CBC || a->mode == BM_XTS) && size % a->block)
+		return 0;
+	return 1;
+}
+
+static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
+				   const fb_impl_info *info)
+{
+	row r = { 0 };
+	r.library = "fastblock";
+	r.version = FASTBLOCK_VERSION;
+	r.impl = impl ? impl : "default";
+	r.cipher = cd->alg.name;
+	r.op = cd->op;
+	r.block = cd->alg.block;
+	r.streams = 1;
+	r.constant_time = info ? info->constant_time : -1;
+	r.status = "ok";
+
+	fb_run fr = { 0 };
+	fr.ctx = b->ctx;
+	fr.c = cd->c;
+	fr.dir = cd->dir;
+	for (int i = 0; i < KEY_ROTATION; i++)
+		fr.keys[i] = cd->keys[i];
+	fr.iv = cd->iv;
+	fr.opt.padding = FB_PAD_NONE;
+	fr.opt.impl = impl;
+
+	int e = fb_run_init(&fr, fr.keys[0]);
+	if (e == FB_ERR_IMPL_UNAVAILABLE || e == FB_ERR_NOT_CONSTANT_TIME)
+		return; /* not for this CPU or cipher: nothing to say */
+	if (e) {
+		r.status = "error";
+		r.error = fb_strerror(e);
+		emit(b, &r);
+		return;
+	}
+	r.parallel_impl = fb_ctx_impl(b->ctx);
+	r.serial_impl = fb_ctx_serial_impl(b->ctx);
+
+	/* The path that is timed (streaming, this implementation) must give
+	 * the default one-shot output that the peers are checked against. */
+	int ce = fb_run_check(&fr, cd->check_in, CHECK_BYTES, cd->scratch, sizeof(cd->scratch));
+	if (ce || cd->ref_err || memcmp(cd->scratch, cd->check_ref, CHECK_BYTES)) {
+		r.status = ce || cd->ref_err ? "error" : "mismatch";
+		r.error = ce ? fb_strerror(ce) : cd->ref_err ? fb_strerror(cd->ref_err)
+			  : impl ? "output differs from the default implementation"
+				 : "streaming output differs from one-shot output";
+		emit(b, &r);
+		return;
+	}
+	if (b->o.check_only) {
+		emit(b, &r);
+		return;
+	}
+
+	bench_measure(&b->clk, fb_run_keysetup, NULL, &fr, b->o.seconds / 4, 200, 20000, &r.ks);
+	r.has_ks = !fr.err;
+	fr.err = 0;
+
+	for (size_t si = 0; si < b->o.n_sizes; si++) {
+		size_t size = b->o.sizes[si];
+		if (!size_ok(&cd->alg, size))
+			continue;
+		fr.len = size;
+		fr.cap = b->buf_cap;
+		fr.buf = b->buf;
+		fr.err = 0;
+		fr.stream_bytes = 0;
+		e = fb_run_init(&fr, fr.keys[0]);
+		r.size = size;
+		if (!e)
+			bench_measure(&b->clk, fb_run_update, fb_run_refresh, &fr, b->o.seconds, 5,
+				      1000000, &r.st);
+		e = e ? e : fr.err;
+		r.timed = !e;
+		r.status = e ? "error" : "ok";
+		r.error = e ? fb_strerror(e) : NULL;
+		emit(b, &r);
+		r.has_ks = 0; /* key setup reported on the first size only */
+	}
+}
+
+/* ---- fastblock, many streams (fb_multi_crypt) ------------------------------------- */
+
+typedef struct multi_run {
+	const fb_cipher *c;
+	enum fb_direction dir;
+	size_t n;
+	const uint8_t *keys[MAX_STREAMS];
+	uint8_t *ivs[MAX_STREAMS];
+	const uint8_t *in[MAX_STREAMS];
+	uint8_t *out[MAX_STREAMS];
+	size_t len[MAX_STREAMS];
+	uint8_t iv_store[MAX_STREAMS][16];
+	int err;
+} multi_run;
+
+static void multi_setup(multi_run *m, case_data *cd, unsigned n, uint8_t *buf, size_t len)
+{
+	m->c = cd->c;
+	m->dir = cd->dir;
+	m->n = n;
+	m->err = 0;
+	for (unsigned s = 0; s < n; s++) {
+		m->keys[s] = cd->keys[0];
+		memcpy(m->iv_store[s], cd->iv, 16);
+		m->ivs[s] = m->iv_store[s];
+		m->in[s] = buf + (size_t)s * len;
+		m->out[s] = buf + (size_t)s * len;
+		m->len[s] = len;
+	}
+}
+
+static void multi_crypt(void *p)
+{
+	multi_run *m = p;
+	int e = fb_multi_crypt(m->c, FB_CBC, m->dir, m->n, m->keys, m->ivs, m->in, m->out, m->len,
+			       NULL);
+	if (e && !m->err)
+		m->err = e;
+}
+
+/* Per-stream reference for the multi-stream checks: the default output of
+ * each CHECK_STREAM_BYTES stream, all with keys[0] and iv. */
+static int multi_reference(case_data *cd)
+{
+	for (unsigned s = 0; s < MAX_STREAMS; s++) {
+		size_t off = (size_t)s * CHECK_STREAM_BYTES;
+		int e = fb_oneshot(cd->c, cd->dir, NULL, cd->keys[0], cd->iv, cd->check_in + off,
+				   CHECK_STREAM_BYTES, cd->multi_ref + off, sizeof(cd->multi_ref) - off);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static void measure_fastblock_multi(bench *b, case_data *cd, unsigned n)
+{
+	static multi_run m; /* large; one run at a time */
+	if (!fb_multi_crypt)
+		return;
+	char label[32];
+	snprintf(label, sizeof(label), "multi x%u", n);
+	row r = { 0 };
+	r.library = "fastblock";
+	r.version = FASTBLOCK_VERSION;
+	r.impl = label;
+	r.cipher = cd->alg.name;
+	r.op = cd->op;
+	r.block = cd->alg.block;
+	r.streams = n;
+	r.constant_time = -1;
+	r.status = "ok";
+
+	memcpy(cd->scratch, cd->check_in, (size_t)n * CHECK_STREAM_BYTES);
+	multi_setup(&m, cd, n, cd->scratch, CHECK_STREAM_BYTES);
+	multi_crypt(&m);
+	if (m.err == FB_ERR_UNKNOWN_CIPHER || m.err == FB_ERR_IMPL_UNAVAILABLE)
+		return; /* multi-stream not offered for this cipher */
+	if (m.err || cd->multi_ref_err ||
+	    memcmp(cd->scratch, cd->multi_ref, (size_t)n * CHECK_STREAM_BYTES)) {
+		r.status = m.err || cd->multi_ref_err ? "error" : "mismatch";
+		r.error = m.err ? fb_strerror(m.err) : cd->multi_ref_err ? fb_strerror(cd->multi_ref_err)
+			  : "a stream differs from the one-stream output";
+		emit(b, &r);
+		return;
+	}
+	if (b->o.check_only) {
+		emit(b, &r);
+		return;
+	}
+	for (size_t si = 0; si < b->o.n_sizes; si++) {
+		size_t size = b->o.sizes[si];
+		if (!size_ok(&cd->alg, size) || size * n > b->buf_cap)
+			continue;
+		multi_setup(&m, cd, n, b->buf, size);
+		bench_measure(&b->clk, multi_crypt, NULL, &m, b->o.seconds, 5, 1000000, &r.st);
+		r.size = size;
+		r.timed = !m.err;
+		r.status = m.err ? "error" : "ok";
+		r.error = m.err ? fb_strerror(m.err) : NULL;
+		emit(b, &r);
+	}
+}
+
+/* ---- peers ------------------------------------------------------------------------------ */
+
+typedef struct peer_run {
+	const bench_peer *p;
+	void *h;
+	const uint8_t *keys[KEY_ROTATION];
+	const uint8_t *iv;
+	uint8_t *buf;
+	size_t len;
+	unsigned turn;
+	int err;
+} peer_run;
+
+static void peer_crypt(void *arg)
+{
+	peer_run *r = arg;
+	if (r->p->crypt(r->h, r->buf, r->len) && !r->err)
+		r->err = 1;
+}
+
+static void peer_keysetup(void *arg)
+{
+	peer_run *r = arg;
+	if (r->p->setkey(r->h, r->keys[r->turn++ % KEY_ROTATION], r->iv) && !r->err)
+		r->err = 1;
+}
+
+static int peer_selected(const bench *b, const bench_peer *p)
+{
+	if (!b->o.peers)
+		return 0;
+	if (!b->o.n_peer_names)
+		return 1;
+	for (size_t i = 0; i < b->o.n_peer_names; i++)
+		if (!strcasecmp(b->o.peer_names[i], p->library))
+			return 1;
+	return 0;
+}
+
+static void measure_peer(bench *b, case_data *cd, const bench_peer *p)
+{
+	const int enc = cd->dir == FB_ENCRYPT;
+	const char *impl = "";
+	char label[64]; /* the adapter's label lives in its handle: copied */
+	row r = { 0 };
+	r.library = p->library;
+	r.version = p->version();
+	r.cipher = cd->alg.name;
+	r.op = cd->op;
+	r.block = cd->alg.block;
+	r.streams = p->streams;
+	r.constant_time = -1;
+	r.status = "ok";
+
+	/* The check: a fresh handle over one buffer against fastblock's default. */
+	void *h = p->open(&cd->alg, enc, cd->keys[0], cd->iv, p->streams, &impl);
+	if (!h)
+		return; /* the library lacks this cipher, key size or mode */
+	snprintf(label, sizeof(label), "%s", impl);
+	r.impl = label;
+	size_t per = p->streams > 1 ? CHECK_STREAM_BYTES : CHECK_BYTES;
+	const uint8_t *ref = p->streams > 1 ? cd->multi_ref : cd->check_ref;
+	int ref_err = p->streams > 1 ? cd->multi_ref_err : cd->ref_err;
+	memcpy(cd->scratch, cd->check_in, per * p->streams);
+	int ce = p->crypt(h, cd->scratch, per);
+	p->close(h);
+	if (ce || ref_err || memcmp(cd->scratch, ref, per * p->streams)) {
+		r.status = ce || ref_err ? "error" : "mismatch";
+		r.error = ref_err ? "fastblock has no reference output"
+			  : ce ? "the library refused the check buffer"
+			       : "output differs from fastblock";
+		emit(b, &r);
+		return;
+	}
+	if (b->o.check_only) {
+		emit(b, &r);
+		return;
+	}
+
+	/* Timing on a fresh handle (its label may point into the handle). */
+	h = p->open(&cd->alg, enc, cd->keys[0], cd->iv, p->streams, &impl);
+	if (!h)
+		return;
+	snprintf(label, sizeof(label), "%s", impl);
+	peer_run pr = { 0 };
+	pr.p = p;
+	pr.h = h;
+	for (int i = 0; i < KEY_ROTATION; i++)
+		pr.keys[i] = cd->keys[i];
+	pr.iv = cd->iv;
+	bench_measure(&b->clk, peer_keysetup, NULL, &pr, b->o.seconds / 4, 200, 20000, &r.ks);
+	r.has_ks = !pr.err;
+	p->setkey(h, cd->keys[0], cd->iv);
+
+	for (size_t si = 0; si < b->o.n_sizes; si++) {
+		size_t size = b->o.sizes[si];
+		if (!size_ok(&cd->alg, size) || size * p->streams > b->buf_cap)
+			continue;
+		pr.buf = b->buf;
+		pr.len = size;
+		pr.err = 0;
+		bench_measure(&b->clk, peer_crypt, NULL, &pr, b->o.seconds, 5, 1000000, &r.st);
+		r.size = size;
+		r.timed = !pr.err;
+		r.status = pr.err ? "error" : "ok";
+		r.error = pr.err ? "the library returned an error" : NULL;
+		emit(b, &r);
+		r.has_ks = 0;
+	}
+	p->close(h);
+}
+
+/* ---- one cipher+mode ------------------------------------------------------------------ */
+
+static void bench_case(bench *b, const fb_cipher *c, enum fb_direction dir)
+{
+	static case_data cd; /* large; one case at a time */
+	memset(&cd, 0, sizeof(cd));
+	cd.c = c;
+	cd.alg = alg_of(c);
+	cd.dir = dir;
+	cd.op = dir == FB_ENCRYPT ? "encrypt" : "decrypt";
+	for (int i = 0; i < KEY_ROTATION; i++)
+		rng_fill(&b->rng, cd.keys[i], sizeof(cd.keys[i]));
+	rng_fill(&b->rng, cd.iv, sizeof(cd.iv));
+	rng_fill(&b->rng, cd.check_in, sizeof(cd.check_in));
+	cd.ref_err = fb_oneshot(c, dir, NULL, cd.keys[0], cd.iv, cd.check_in, CHECK_BYTES,
+				cd.check_ref, sizeof(cd.check_ref));
+
+	const int is_multi = is_des_family(cd.alg.family) && cd.alg.mode == BM_CBC;
+	if (is_multi)
+		cd.multi_ref_err = multi_reference(&cd); /* ipsec-mb is checked against it too */
+
+	const char *only = b->o.impl;
+	if (!only || !strcasecmp(only, "default"))
+		measure_fastblock_impl(b, &cd, NULL, NULL);
+	fb_impl_info info;
+	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++) {
+		if (!info.supported || !same_family(info.family, fb_cipher_family(c)))
+			continue;
+		if (only && strcasecmp(only, info.name))
+			continue;
+		measure_fastblock_impl(b, &cd, info.name, &info);
+	}
+	if (is_multi && (!only || !strncasecmp(only, "multi", 5)))
+		for (size_t i = 0; i < sizeof(multi_streams) / sizeof(multi_streams[0]); i++)
+			measure_fastblock_multi(b, &cd, multi_streams[i]);
+
+	const bench_peer *const *peers = bench_peers();
+	for (size_t i = 0; peers[i]; i++)
+		if (peer_selected(b, peers[i]))
+			measure_peer(b, &cd, peers[i]);
+}
+
+/* ---- which ciphers -------------------------------------------------------------------- */
+
+static int wanted(const bench *b, const char *name)
+{
+	if (!b->o.n_ciphers)
+		return 1;
+	for (size_t i = 0; i < b->o.n_ciphers; i++)
+		if (!fnmatch(b->o.ciphers[i], name, FNM_CASEFOLD))
+			return 1;
+	return 0;
+}
+
+/* fastblock lists aliases ("des-ede3" = "des-ede3-ecb", "rc6-cbc" =
+ * "rc6-128-cbc"); keep one name per (family, key length, mode): the longest,
+ * which spells both the key size and the mode (the first on a tie). */
+static int is_alias(size_t ci)
+{
+	bench_alg a = alg_of(fb_cipher_at(ci));
+	size_t la = strlen(a.name);
+	const fb_cipher *d;
+	for (size_t i = 0; (d = fb_cipher_at(i)) != NULL; i++) {
+		if (i == ci)
+			continue;
+		bench_alg x = alg_of(d);
+		size_t lx = strlen(x.name);
+		if (!strcmp(x.family, a.family) && x.key_len == a.key_len && x.mode == a.mode &&
+		    (lx > la || (lx == la && i < ci)))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- --info ---------------------------------------------------------------------------- */
+
+static void cpu_model(char *out, size_t cap)
+{
+	snprintf(out, cap, "unknown");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10)) {
+			char *p = strchr(line, ':');
+			if (p) {
+				p++;
+				while (*p == ' ' || *p == '\t')
+					p++;
+				p[strcspn(p, "\n")] = 0;
+				snprintf(out, cap, "%s", p);
+			}
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int print_info(bench *b)
+{
+	char model[256];
+	cpu_model(model, sizeof(model));
+	const bench_peer *const *peers = bench_peers();
+	if (!b->o.json) {
+		printf("fastblock %s\ncpu: %s\nfeatures used: %s\n", FASTBLOCK_VERSION, model,
+		       fb_cpu_description());
+		printf("tsc: %.1f MHz, ~%.2f core cycles per tick, empty call %.0f ticks, pinned to cpu %d\n",
+		       b->clk.tsc_hz / 1e6, b->clk.core_per_tick, b->clk.overhead, b->clk.cpu);
+		for (size_t i = 0; peers[i]; i++)
+			if (!i || strcmp(peers[i]->library, peers[i - 1]->library))
+				printf("peer: %s %s\n", peers[i]->library, peers[i]->version());
+		fb_impl_info info;
+		for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
+			printf("impl: %-24s %s%s\n", info.name, info.supported ? "" : "(not on this cpu) ",
+			       info.note ? info.note : "");
+		return 0;
+	}
+	printf("{\"fastblock_version\": ");
+	json_str(FASTBLOCK_VERSION);
+	printf(", \"cpu_model\": ");
+	json_str(model);
+	printf(", \"cpu_features\": ");
+	json_str(fb_cpu_description());
+	printf(", \"tsc_mhz\": %.2f, \"core_cycles_per_tick\": %.3f, \"empty_call_ticks\": %.1f, "
+	       "\"pinned_cpu\": %d",
+	       b->clk.tsc_hz / 1e6, b->clk.core_per_tick, b->clk.overhead, b->clk.cpu);
+	printf(",\n \"peers\": [");
+	int first = 1;
+	for (size_t i = 0; peers[i]; i++) {
+		if (i && !strcmp(peers[i]->library, peers[i - 1]->library))
+			continue;
+		printf("%s{\"library\": ", first ? "" : ", ");
+		json_str(peers[i]->library);
+		printf(", \"version\": ");
+		json_str(peers[i]->version());
+		putchar('}');
+		first = 0;
+	}
+	printf("],\n \"impls\": [");
+	fb_impl_info info;
+	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++) {
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		json_str(info.name);
+		printf(", \"family\": ");
+		json_str(info.family);
+		printf(", \"supported\": %s, \"constant_time\": %s, \"batch\": %u, \"cpu_needs\": ",
+		       info.supported ? "true" : "false", info.constant_time ? "true" : "false",
+		       info.batch);
+		json_str(info.cpu_needs);
+		printf(", \"note\": ");
+		json_str(info.note);
+		putchar('}');
+	}
+	printf("],\n \"ciphers\": [");
+	const fb_cipher *c;
+	for (size_t i = 0; (c = fb_cipher_at(i)) != NULL; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(fb_cipher_name(c));
+	}
+	printf("]}\n");
+	return 0;
+}
+
+/* ---- command line ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]...\n"
+		"                       [--op encrypt|decrypt|both] [--peers] [--peer LIB]...\n"
+		"                       [--json] [--seconds S] [--seed N] [--info] [--quiet]\n"
+		"                       [--check-only]\n"
+		"  --cipher NAME  a cipher+mode (\"des-ede3-cbc\") or a pattern (\"aes-128-*\");\n"
+		"                 repeatable; default all\n"
+		"  --impl NAME    only this fastblock implementation (\"des/table\", \"default\", \"multi\")\n"
+		"  --size BYTES   message size, repeatable; default 16 64 1024 8192 65536\n"
+		"  --peers        also time every peer library built in; --peer LIB picks one\n"
+		"  --json         one JSON array on stdout (fields: see bench/bench.c)\n"
+		"  --seconds S    time budget per measurement (default 0.1)\n"
+		"  --info         CPU, clock, peers and implementations, then exit\n"
+		"  --check-only   only compare every implementation and peer with fastblock's\n"
+		"                 default output (rows have a status and no speed)\n"
+		"Figures are TSC ticks (see --info for the tick rate), minimum over repetitions,\n"
+		"with the cost of an empty call subtracted.\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K') {
+		v *= 1024;
+		end++;
+	}
+	if (*end || v == 0 || v > (1u << 20))
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int parse_args(opts *o, int argc, char **argv)
+{
+	memset(o, 0, sizeof(*o));
+	o->ops = 3;
+	o->seconds = 0.1;
+	o->seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--peers")) {
+			o->peers = 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(a, "--info")) {
+			o->info = 1;
+		} else if (!strcmp(a, "--quiet")) {
+			o->quiet = 1;
+		} else if (!strcmp(a, "--check-only")) {
+			o->check_only = 1;
+		} else if (!v) {
+			fprintf(stderr, "fastblock speed: %s needs a value\n", a);
+			return -1;
+		} else if (!strcmp(a, "--cipher")) {
+			if (o->n_ciphers == MAX_LIST)
+				return -1;
+			o->ciphers[o->n_ciphers++] = v;
+			i++;
+		} else if (!strcmp(a, "--peer")) {
+			if (o->n_peer_names == MAX_LIST)
+				return -1;
+			o->peers = 1;
+			o->peer_names[o->n_peer_names++] = v;
+			i++;
+		} else if (!strcmp(a, "--impl")) {
+			o->impl = v;
+			i++;
+		} else if (!strcmp(a, "--size")) {
+			if (o->n_sizes == MAX_LIST || parse_size(v, &o->sizes[o->n_sizes])) {
+				fprintf(stderr, "fastblock speed: bad size %s (1 .. 1048576)\n", v);
+				return -1;
+			}
+			o->n_sizes++;
+			i++;
+		} else if (!strcmp(a, "--op")) {
+			o->ops = !strcmp(v, "encrypt") ? 1 : !strcmp(v, "decrypt") ? 2
+				 : !strcmp(v, "both")  ? 3 : 0;
+			if (!o->ops) {
+				fprintf(stderr, "fastblock speed: --op encrypt|decrypt|both\n");
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--seconds")) {
+			char *end;
+			o->seconds = strtod(v, &end);
+			if (*end || !(o->seconds > 0) || o->seconds > 60) {
+				fprintf(stderr, "fastblock speed: bad --seconds %s\n", v);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--seed")) {
+			o->seed = strtoull(v, NULL, 0);
+			i++;
+		} else {
+			fprintf(stderr, "fastblock speed: unknown option %s\n", a);
+			return -1;
+		}
+	}
+	if (!o->n_sizes) {
+		static const size_t def[] = { 16, 64, 1024, 8192, 65536 };
+		for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+			o->sizes[o->n_sizes++] = def[i];
+	}
+	return 0;
+}
+
+int fb_bench_main(int argc, char **argv)
+{
+	static bench b; /* holds the option lists; one run at a time */
+	memset(&b, 0, sizeof(b));
+	if (parse_args(&b.o, argc, argv)) {
+		usage(stderr);
+		return 2;
+	}
+	if (bench_clock_init(&b.clk)) {
+		fprintf(stderr, "fastblock speed: no usable time-stamp counter\n");
+		return 2;
+	}
+	if (b.o.info)
+		return print_info(&b);
+
+	/* the ciphers, checked before anything is timed */
+	const fb_cipher *list[1024];
+	size_t n = 0;
+	const fb_cipher *c;
+	for (size_t i = 0; (c = fb_cipher_at(i)) != NULL && n < 1024; i++)
+		if (wanted(&b, fb_cipher_name(c)) && !is_alias(i))
+			list[n++] = c;
+	for (size_t i = 0; i < b.o.n_ciphers; i++) {
+		int hit = 0;
+		for (size_t j = 0; (c = fb_cipher_at(j)) != NULL && !hit; j++)
+			hit = !fnmatch(b.o.ciphers[i], fb_cipher_name(c), FNM_CASEFOLD);
+		if (!hit)
+			fprintf(stderr, "fastblock speed: no cipher matches %s\n", b.o.ciphers[i]);
+	}
+	if (!n) {
+		fprintf(stderr, "fastblock speed: nothing to measure\n");
+		return 2;
+	}
+
+	size_t max_size = 0;
+	for (size_t i = 0; i < b.o.n_sizes; i++)
+		if (b.o.sizes[i] > max_size)
+			max_size = b.o.sizes[i];
+	b.buf_cap = max_size * MAX_STREAMS;
+	b.buf = aligned_alloc(64, b.buf_cap + 64);
+	b.ctx = fb_ctx_new();
+	if (!b.buf || !b.ctx) {
+		fprintf(stderr, "fastblock speed: out of memory\n");
+		free(b.buf);
+		fb_ctx_free(b.ctx);
+		return 2;
+	}
+	b.rng = b.o.seed;
+	/* random data once: timed runs transform it in place, so it stays random */
+	rng_fill(&b.rng, b.buf, b.buf_cap + 64);
+
+	if (b.o.json)
+		putchar('[');
+	else
+		print_text_header();
+	for (size_t i = 0; i < n; i++) {
+		if (b.o.json && !b.o.quiet)
+			fprintf(stderr, "speed: %s (%zu/%zu)\n", fb_cipher_name(list[i]), i + 1, n);
+		if (b.o.ops & 1)
+			bench_case(&b, list[i], FB_ENCRYPT);
+		if (b.o.ops & 2)
+			bench_case(&b, list[i], FB_DECRYPT);
+	}
+	if (b.o.json)
+		puts("]");
+	else
+		printf("# ticks: TSC at %.1f MHz (~%.2f core cycles per tick); minimum over repetitions, "
+		       "empty call (%.0f ticks) subtracted\n",
+		       b.clk.tsc_hz / 1e6, b.clk.core_per_tick, b.clk.overhead);
+
+	fflush(stdout); /* before any exit-time hook that might _exit */
+	fb_ctx_free(b.ctx);
+	free(b.buf);
+	if (b.failures)
+		fprintf(stderr, "speed: %d row(s) with a mismatch or an error\n", b.failures);
+	return b.failures ? 1 : 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * bench_timing.h - the measuring method of seed 002, brought up to date
+ * (see ../../shared/DESIGN.md "Measuring" and docs/benchmarks.md):
+ * a serialized time-stamp counter around one call, the same measurement
+ * of an empty function subtracted, minimum and median over many
+ * repetitions, pinned to one core.
+ *
+ * All "cycles" here are TSC ticks: the TSC runs at a fixed rate that need
+ * not be the core clock. bench_core_per_tick() estimates the ratio.
+ */
+#ifndef FB_BENCH_TIMING_H
+#define FB_BENCH_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The timed unit: one call of fn(arg). */
+typedef void (*bench_fn)(void *arg);
+
+typedef struct bench_stats {
+	double min;       /* ticks, empty-function overhead subtracted */
+	double median;    /* ticks, overhead subtracted */
+	size_t samples;   /* repetitions timed */
+} bench_stats;
+
+typedef struct bench_clock {
+	double tsc_hz;         /* TSC ticks per second, measured against CLOCK_MONOTONIC */
+	double overhead;       /* ticks of the empty function, minimum */
+	double core_per_tick;  /* estimated core cycles per TSC tick (0 if unknown) */
+	int cpu;               /* the core we are pinned to (-1 if pinning failed) */
+} bench_clock;
+
+/* Pins the calling thread to the core it runs on, measures the TSC rate,
+ * the empty-function overhead and the core/TSC ratio. Returns 0 on success,
+ * -1 when this machine has no usable TSC (the harness then refuses to run). */
+int bench_clock_init(bench_clock *clk);
+
+/* Times fn(arg): a few untimed warm-up calls, then repetitions until
+ * `seconds` of TSC time have passed and at least min_reps were taken (or
+ * max_reps reached). prep(arg), if not NULL, runs untimed before each
+ * repetition (to refresh state such as a stream that grew too long). */
+void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg,
+		   double seconds, size_t min_reps, size_t max_reps, bench_stats *st);
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * aes/vaes-avx2 - AES with 256-bit VAES: two blocks per YMM register,
+ * eight registers (16 blocks) interleaved.
+ *
+ * Why eight: VAESENC on a YMM register has a latency of 3-5 cycles and
+ * (on current cores) a throughput of two per cycle, so 6-10 independent
+ * chains keep the AES units busy; eight blocks registers plus the round
+ * key, the counter state and the byte-swap mask fit in the 16 YMM
+ * registers with the counter state; the round keys are broadcast once
+ * per call from the shared AES-NI key schedule.
+ *
+ * Tails: passes of 4, 2 and 1 registers (8, 4, 2 blocks), and a last odd
+ * block through AES-NI; no access outside the caller's blocks.
+ *
+ * Constant time: VAES instructions take data-independent time; no table
+ * lookups; branches depend only on the key length and block counts.
+ */
+#include "../internal.h"
+#include "aes_kernels.h"
+#include "aes_x86.h"
+
+#if FB_X86
+#include <immintrin.h>
+
+#define TGT FB_TARGET("avx2,vaes,aes,ssse3")
+#define INLINE static inline __attribute__((always_inline))
+
+#define EACH(n, stmt) _Pragma("GCC unroll 8") for (int j = 0; j < (n); j++) { stmt; }
+#define EACHROUND(stmt) _Pragma("GCC unroll 14") for (int i = 1; i < nr; i++) { stmt; }
+
+/* The round keys 0..nr, each copied into both 128-bit lanes. Every
+ * function below is inlined with nr a constant (10, 12 or 14), so the
+ * rounds unroll: no loop counter and no register copies per round, which
+ * matters at two VAESENC per cycle. Keys that do not fit in the 16
+ * registers are spilled once per call and read back as memory operands. */
+INLINE TGT void load_keys(__m256i *k, const uint8_t (*rk)[16], int nr)
+{
+	_Pragma("GCC unroll 15") for (int i = 0; i <= nr; i++)
+		k[i] = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)rk[i]));
+}
+
+INLINE TGT void enc_y(const __m256i *k, int nr, __m256i *x, int nz)
+{
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
+	EACH(nz, x[j] = _mm256_aesenclast_epi128(x[j], k[nr]));
+}
+
+INLINE TGT void dec_y(const __m256i *k, int nr, __m256i *x, int nz)
+{
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
+	EACH(nz, x[j] = _mm256_aesdeclast_epi128(x[j], k[nr]));
+}
+
+/* Calls body(..., nr) with nr a constant. */
+#define BY_ROUNDS(ks, body, ...) do { \
+	switch ((ks)->rounds) { \
+	case 10: body(__VA_ARGS__, 10); break; \
+	case 12: body(__VA_ARGS__, 12); break; \
+	default: body(__VA_ARGS__, 14); break; \
+	} } while (0)
+
+#define LOADY(p, j) _mm256_loadu_si256((const __m256i *)((p) + 32 * (j)))
+#define STOREY(p, j, v) _mm256_storeu_si256((__m256i *)((p) + 32 * (j)), (v))
+
+/* ---- ECB ------------------------------------------------------------------- */
+
+/* 2 * nz blocks; dir 0 encrypts, 1 decrypts. */
+INLINE TGT void ecb_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz, int dir)
+{
+	__m256i x[8];
+	EACH(nz, x[j] = LOADY(in, j));
+	if (dir)
+		dec_y(k, nr, x, nz);
+	else
+		enc_y(k, nr, x, nz);
+	EACH(nz, STOREY(out, j, x[j]));
+}
+
+/* Whole registers only; returns with n < 2. */
+INLINE TGT void ecb_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
+		       int dir, int nr)
+{
+	uint8_t *out = *outp;
+	const uint8_t *in = *inp;
+	size_t n = *np;
+	__m256i k[15];
+
+	load_keys(k, dir ? ks->dk : ks->ek, nr);
+	for (; n >= 16; n -= 16, in += 256, out += 256)
+		ecb_pass(k, nr, out, in, 8, dir);
+	if (n >= 8) {
+		ecb_pass(k, nr, out, in, 4, dir);
+		n -= 8, in += 128, out += 128;
+	}
+	if (n >= 4) {
+		ecb_pass(k, nr, out, in, 2, dir);
+		n -= 4, in += 64, out += 64;
+	}
+	if (n >= 2) {
+		ecb_pass(k, nr, out, in, 1, dir);
+		n -= 2, in += 32, out += 32;
+	}
+	*outp = out, *inp = in, *np = n;
+}
+
+static TGT void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n >= 2)
+		BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 0);
+	if (n)
+		fb_aes_ni_encrypt(ks, out, in, 1);
+}
+
+static TGT void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n >= 2)
+		BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 1);
+	if (n)
+		fb_aes_ni_decrypt(ks, out, in, 1);
+}
+
+/* ---- CTR ------------------------------------------------------------------- */
+
+/* Counter blocks from counter lo (bytes 0-11 from blk): the last dword is
+ * kept byte-reversed (little-endian) so that VPADDD counts, and each block
+ * is swapped back with VPSHUFB. (Adding to the last byte of the
+ * big-endian block with VPADDB when it cannot wrap, as some libraries do,
+ * measured slower here.) */
+INLINE TGT void ctr_blocks(__m256i *x, int nz, __m128i blk, uint32_t lo)
+{
+	const __m256i swap = _mm256_broadcastsi128_si256(
+		_mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+	const __m256i inc2 = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
+	__m256i c = _mm256_broadcastsi128_si256(_mm_insert_epi32(blk, (int)lo, 3));
+	c = _mm256_add_epi32(c, _mm256_set_epi32(1, 0, 0, 0, 0, 0, 0, 0));
+	EACH(nz, x[j] = _mm256_shuffle_epi8(c, swap); c = _mm256_add_epi32(c, inc2));
+}
+
+/* 2 * nz blocks of keystream from counter lo (bytes 0-11 from blk), XORed
+ * into in -> out. */
+INLINE TGT void ctr_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz,
+			 __m128i blk, uint32_t lo)
+{
+	__m256i x[8];
+	ctr_blocks(x, nz, blk, lo);
+	/* The rounds, with the input XORed into the last round key. */
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
+	EACH(nz, STOREY(out, j, _mm256_aesenclast_epi128(x[j],
+					_mm256_xor_si256(k[nr], LOADY(in, j)))));
+}
+
+/* Whole registers only; returns with n < 2 and ctr[] advanced. */
+INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
+		       uint8_t *ctr, int nr)
+{
+	uint8_t *out = *outp;
+	const uint8_t *in = *inp;
+	size_t n = *np;
+	const __m128i blk = _mm_loadu_si128((const __m128i *)ctr);
+	uint32_t lo = fb_load32_be(ctr + 12);
+	__m256i k[15];
+
+	load_keys(k, ks->ek, nr);
+	for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16)
+		ctr_pass(k, nr, out, in, 8, blk, lo);
+	if (n >= 8) {
+		ctr_pass(k, nr, out, in, 4, blk, lo);
+		n -= 8, in += 128, out += 128, lo += 8;
+	}
+	if (n >= 4) {
+		ctr_pass(k, nr, out, in, 2, blk, lo);
+		n -= 4, in += 64, out += 64, lo += 4;
+	}
+	if (n >= 2) {
+		ctr_pass(k, nr, out, in, 1, blk, lo);
+		n -= 2, in += 32, out += 32, lo += 2;
+	}
+	fb_store32_be(ctr + 12, lo);
+	*outp = out, *inp = in, *np = n;
+}
+
+static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n >= 2)
+		BY_ROUNDS(ks, ctr_nr, ks, &out, &in, &n, ctr);
+	if (n)
+		fb_aes_ni_ctr32(ks, out, in, n, ctr);
+}
+
+/* ---- CBC decryption -------------------------------------------------------- */
+
+/* 2 * nz blocks. The chaining values of register j are blocks 2j-1, 2j,
+ * loaded from in - 16 + 32j; for register 0 the first is the top lane of
+ * *last, which receives this pass's last input register. All inputs are
+ * read before any output is written, so in place works. */
+INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz,
+			 __m256i *last)
+{
+	__m256i x[8], p[8];
+	EACH(nz, x[j] = LOADY(in, j));
+	EACH(nz, if (j) p[j] = _mm256_loadu_si256((const __m256i *)(in + 32 * j - 16)));
+	p[0] = _mm256_permute2x128_si256(*last, x[0], 0x21);
+	*last = x[nz - 1];
+	/* The rounds, with the chaining value XORed into the last round key. */
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
+	EACH(nz, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(k[nr], p[j]))));
+}
+
+/* Whole registers only; returns with n < 2 and the previous ciphertext
+ * block in the top lane of *lastp. */
+INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
+		       __m256i *lastp, int nr)
+{
+	uint8_t *out = *outp;
+	const uint8_t *in = *inp;
+	size_t n = *np;
+	__m256i k[15], last = *lastp;
+
+	load_keys(k, ks->dk, nr);
+	for (; n >= 16; n -= 16, in += 256, out += 256)
+		cbc_pass(k, nr, out, in, 8, &last);
+	if (n >= 8) {
+		cbc_pass(k, nr, out, in, 4, &last);
+		n -= 8, in += 128, out += 128;
+	}
+	if (n >= 4) {
+		cbc_pass(k, nr, out, in, 2, &last);
+		n -= 4, in += 64, out += 64;
+	}
+	if (n >= 2) {
+		cbc_pass(k, nr, out, in, 1, &last);
+		n -= 2, in += 32, out += 32;
+	}
+	*outp = out, *inp = in, *np = n, *lastp = last;
+}
+
+static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	uint8_t chain[16];
+	__m256i last;
+
+	if (n < 2) {
+		fb_aes_ni_cbc_dec(ks, out, in, n, iv);
+		return;
+	}
+	last = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)iv));
+	/* The new chaining value, taken before an in-place pass overwrites it. */
+	_mm_storeu_si128((__m128i *)iv, _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1))));
+	BY_ROUNDS(ks, cbc_nr, ks, &out, &in, &n, &last);
+	if (n) {
+		_mm_storeu_si128((__m128i *)chain, _mm256_extracti128_si256(last, 1));
+		fb_aes_ni_cbc_dec(ks, out, in, 1, chain);
+	}
+}
+
+const fb_kernel fb_aes_vaes_avx2 = {
+	.name = "aes/vaes-avx2",
+	.family = "aes",
+	.block_size = 16,
+	.cpu_needs = FB_CPU_AVX2 | FB_CPU_VAES | FB_CPU_AESNI | FB_CPU_SSSE3,
+	.constant_time = 1,
+	.batch = 16,
+	.ks_size = sizeof(fb_aes_x86_ks),
+	.note = "256-bit VAES, 8 x 2 blocks interleaved, fused CTR and CBC-dec (constant time)",
+	.setkey = fb_aes_ni_setkey,
+	.encrypt = encrypt,
+	.decrypt = decrypt,
+	.ctr32 = ctr32,
+	.cbc_dec = cbc_dec,
+};
+
+#endif /* FB_X86 */

@@ -1,0 +1,401 @@
+/*
+ * aes/vaes-avx512 - AES with 512-bit VAES: four blocks per ZMM register,
+ * eight registers (32 blocks) interleaved.
+ *
+ * Why eight: VAESENC on a ZMM register has a latency of 3-5 cycles and a
+ * throughput of one per cycle, so at least five independent chains are
+ * needed to keep the unit busy; eight leave slack for the loads, the
+ * counter arithmetic and the XORs, and with the round key, the counter
+ * state and the CBC chaining values they fit in the 32 ZMM registers.
+ * The round keys are broadcast once per call from the shared AES-NI key
+ * schedule and stay in registers (code specialised per key length).
+ *
+ * Tails: fewer than 32 blocks run as one masked pass of 8, 4, 2 or 1
+ * registers (the fewest that hold them); a lone block goes through AES-NI.
+ * Masked loads and stores touch only the caller's blocks.
+ *
+ * XTS (fb_aes_vaes512_xts_enc/dec, for a future hook) makes its tweaks in
+ * registers: byte shifts and VPCLMULQDQ, off the AES port.
+ *
+ * Constant time: VAES instructions take data-independent time; no table
+ * lookups; branches depend only on the key length and block counts.
+ */
+#include "../internal.h"
+#include "aes_kernels.h"
+#include "aes_x86.h"
+
+#if FB_X86
+#include <immintrin.h>
+
+#define TGT FB_TARGET("avx512f,avx512bw,vaes,vpclmulqdq,aes,sse4.1")
+#define INLINE static inline __attribute__((always_inline))
+
+#define EACH(n, stmt) _Pragma("GCC unroll 8") for (int j = 0; j < (n); j++) { stmt; }
+#define EACHROUND(stmt) _Pragma("GCC unroll 14") for (int i = 1; i < nr; i++) { stmt; }
+
+/* The round keys 0..nr, each copied into all four 128-bit lanes. Every
+ * function below is inlined with nr a constant (10, 12 or 14), so the
+ * rounds unroll and the keys stay in registers for the whole call. */
+INLINE TGT void load_keys(__m512i *k, const uint8_t (*rk)[16], int nr)
+{
+	_Pragma("GCC unroll 15") for (int i = 0; i <= nr; i++)
+		k[i] = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)rk[i]));
+}
+
+/* The nz registers of x through the nr rounds. */
+INLINE TGT void enc_z(const __m512i *k, int nr, __m512i *x, int nz)
+{
+	EACH(nz, x[j] = _mm512_xor_si512(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm512_aesenc_epi128(x[j], k[i])));
+	EACH(nz, x[j] = _mm512_aesenclast_epi128(x[j], k[nr]));
+}
+
+INLINE TGT void dec_z(const __m512i *k, int nr, __m512i *x, int nz)
+{
+	EACH(nz, x[j] = _mm512_xor_si512(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm512_aesdec_epi128(x[j], k[i])));
+	EACH(nz, x[j] = _mm512_aesdeclast_epi128(x[j], k[nr]));
+}
+
+/* Calls body(..., nr) with nr a constant. */
+#define BY_ROUNDS(ks, body, ...) do { \
+	switch ((ks)->rounds) { \
+	case 10: body(__VA_ARGS__, 10); break; \
+	case 12: body(__VA_ARGS__, 12); break; \
+	default: body(__VA_ARGS__, 14); break; \
+	} } while (0)
+
+/* Qword mask of the blocks of register j that lie inside the first n
+ * blocks (all 8 qwords when the register is full). */
+INLINE __mmask8 lane_mask(size_t n, int j)
+{
+	size_t have = n > 4 * (size_t)j ? n - 4 * (size_t)j : 0;
+	return have >= 4 ? 0xFF : (__mmask8)((1u << (2 * have)) - 1);
+}
+
+/* Loads register j of the n-block buffer p, zero beyond the end; the
+ * pointer is formed only for registers that hold some of the n blocks. */
+INLINE TGT __m512i load_z(const uint8_t *p, size_t n, int j)
+{
+	__mmask8 m = lane_mask(n, j);
+	return m ? _mm512_maskz_loadu_epi64(m, p + 64 * j) : _mm512_setzero_si512();
+}
+
+INLINE TGT void store_z(uint8_t *p, size_t n, int j, __m512i v)
+{
+	__mmask8 m = lane_mask(n, j);
+	if (m)
+		_mm512_mask_storeu_epi64(p + 64 * j, m, v);
+}
+
+/* ---- ECB ------------------------------------------------------------------- */
+
+/* n (<= 4 * nz) blocks through nz registers; dir 0 encrypts, 1 decrypts. */
+INLINE TGT void ecb_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
+			 int nz, int dir)
+{
+	__m512i x[8];
+	EACH(nz, x[j] = load_z(in, n, j));
+	if (dir)
+		dec_z(k, nr, x, nz);
+	else
+		enc_z(k, nr, x, nz);
+	EACH(nz, store_z(out, n, j, x[j]));
+}
+
+INLINE TGT void ecb_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+		       int dir, int nr)
+{
+	__m512i k[15];
+	load_keys(k, dir ? ks->dk : ks->ek, nr);
+	for (; n >= 32; n -= 32, in += 512, out += 512) {
+		__m512i x[8];
+		EACH(8, x[j] = _mm512_loadu_si512(in + 64 * j));
+		if (dir)
+			dec_z(k, nr, x, 8);
+		else
+			enc_z(k, nr, x, 8);
+		EACH(8, _mm512_storeu_si512(out + 64 * j, x[j]));
+	}
+	if (n > 16)
+		ecb_pass(k, nr, out, in, n, 8, dir);
+	else if (n > 8)
+		ecb_pass(k, nr, out, in, n, 4, dir);
+	else if (n > 4)
+		ecb_pass(k, nr, out, in, n, 2, dir);
+	else if (n > 0)
+		ecb_pass(k, nr, out, in, n, 1, dir);
+}
+
+static TGT void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n < 2)
+		fb_aes_ni_encrypt(ks, out, in, n);
+	else
+		BY_ROUNDS(ks, ecb_nr, ks, out, in, n, 0);
+}
+
+static TGT void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n < 2)
+		fb_aes_ni_decrypt(ks, out, in, n);
+	else
+		BY_ROUNDS(ks, ecb_nr, ks, out, in, n, 1);
+}
+
+/* ---- CTR ------------------------------------------------------------------- */
+
+/* Counter blocks from counter lo (bytes 0-11 from blk): the last dword is
+ * kept byte-reversed (little-endian) so that VPADDD counts, and each block
+ * is swapped back with VPSHUFB. (Adding to the last byte of the
+ * big-endian block with VPADDB when it cannot wrap, as some libraries do,
+ * measured slower here.) */
+INLINE TGT void ctr_blocks(__m512i *x, int nz, __m128i blk, uint32_t lo)
+{
+	const __m512i swap = _mm512_broadcast_i32x4(
+		_mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+	const __m512i inc4 = _mm512_broadcast_i32x4(_mm_set_epi32(4, 0, 0, 0));
+	__m512i c = _mm512_broadcast_i32x4(_mm_insert_epi32(blk, (int)lo, 3));
+	c = _mm512_add_epi32(c, _mm512_set_epi32(3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0));
+	EACH(nz, x[j] = _mm512_shuffle_epi8(c, swap); c = _mm512_add_epi32(c, inc4));
+}
+
+/* Keystream for n (<= 4 * nz) blocks from counter lo (bytes 0-11 from
+ * blk), XORed into in -> out; full: n == 4 * nz. */
+INLINE TGT void ctr_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
+			 int nz, __m128i blk, uint32_t lo, int full)
+{
+	__m512i x[8];
+	ctr_blocks(x, nz, blk, lo);
+	if (full) {
+		/* The rounds, with the input XORed into the last round key. */
+		EACH(nz, x[j] = _mm512_xor_si512(x[j], k[0]));
+		EACHROUND(EACH(nz, x[j] = _mm512_aesenc_epi128(x[j], k[i])));
+		EACH(nz, _mm512_storeu_si512(out + 64 * j, _mm512_aesenclast_epi128(x[j],
+			_mm512_xor_si512(k[nr], _mm512_loadu_si512(in + 64 * j)))));
+	} else {
+		enc_z(k, nr, x, nz);
+		EACH(nz, store_z(out, n, j, _mm512_xor_si512(x[j], load_z(in, n, j))));
+	}
+}
+
+INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+		       uint8_t *ctr, int nr)
+{
+	const __m128i blk = _mm_loadu_si128((const __m128i *)ctr);
+	uint32_t lo = fb_load32_be(ctr + 12);
+	__m512i k[15];
+
+	load_keys(k, ks->ek, nr);
+	for (; n >= 32; n -= 32, in += 512, out += 512, lo += 32)
+		ctr_pass(k, nr, out, in, 32, 8, blk, lo, 1);
+	if (n > 16)
+		ctr_pass(k, nr, out, in, n, 8, blk, lo, 0);
+	else if (n > 8)
+		ctr_pass(k, nr, out, in, n, 4, blk, lo, 0);
+	else if (n > 4)
+		ctr_pass(k, nr, out, in, n, 2, blk, lo, 0);
+	else if (n > 0)
+		ctr_pass(k, nr, out, in, n, 1, blk, lo, 0);
+	fb_store32_be(ctr + 12, lo + (uint32_t)n);
+}
+
+static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n < 2)
+		fb_aes_ni_ctr32(ks, out, in, n, ctr);
+	else
+		BY_ROUNDS(ks, ctr_nr, ks, out, in, n, ctr);
+}
+
+/* ---- CBC decryption -------------------------------------------------------- */
+
+/* Decrypts n (<= 4 * nz) blocks. The chaining values of register j are
+ * the blocks one position earlier, (4j-1 .. 4j+2), loaded from in - 16;
+ * for register 0 the first comes from the top lane of *last (the previous
+ * ciphertext block), which receives this pass's last input register.
+ * Every input is read before any output is written, so in place works. */
+INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
+			 int nz, __m512i *last, int full)
+{
+	__m512i x[8], p[8];
+	if (full) {
+		EACH(nz, x[j] = _mm512_loadu_si512(in + 64 * j));
+		EACH(nz, if (j) p[j] = _mm512_loadu_si512(in + 64 * j - 16));
+	} else {
+		EACH(nz, x[j] = load_z(in, n, j));
+		EACH(nz, if (j) p[j] = lane_mask(n, j) ?
+			_mm512_maskz_loadu_epi64(lane_mask(n, j), in + 64 * j - 16) :
+			_mm512_setzero_si512());
+	}
+	p[0] = _mm512_alignr_epi64(x[0], *last, 6);
+	*last = x[nz - 1];
+	/* The rounds, with the chaining value XORed into the last round key. */
+	EACH(nz, x[j] = _mm512_xor_si512(x[j], k[0]));
+	EACHROUND(EACH(nz, x[j] = _mm512_aesdec_epi128(x[j], k[i])));
+	EACH(nz, x[j] = _mm512_aesdeclast_epi128(x[j], _mm512_xor_si512(k[nr], p[j])));
+	if (full) {
+		EACH(nz, _mm512_storeu_si512(out + 64 * j, x[j]));
+	} else {
+		EACH(nz, store_z(out, n, j, x[j]));
+	}
+}
+
+INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+		       __m512i last, int nr)
+{
+	__m512i k[15];
+	load_keys(k, ks->dk, nr);
+	for (; n >= 32; n -= 32, in += 512, out += 512)
+		cbc_pass(k, nr, out, in, 32, 8, &last, 1);
+	if (n > 16)
+		cbc_pass(k, nr, out, in, n, 8, &last, 0);
+	else if (n > 8)
+		cbc_pass(k, nr, out, in, n, 4, &last, 0);
+	else if (n > 4)
+		cbc_pass(k, nr, out, in, n, 2, &last, 0);
+	else if (n > 0)
+		cbc_pass(k, nr, out, in, n, 1, &last, 0);
+}
+
+static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	__m512i last;
+
+	if (n < 2) {
+		fb_aes_ni_cbc_dec(ks, out, in, n, iv);
+		return;
+	}
+	last = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)iv));
+	/* The new chaining value, taken before an in-place pass overwrites it. */
+	_mm_storeu_si128((__m128i *)iv, _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1))));
+	BY_ROUNDS(ks, cbc_nr, ks, out, in, n, last);
+}
+
+/* ---- XTS (whole blocks; not in the kernel contract yet) --------------------- */
+
+/* Each 128-bit lane (an IEEE 1619 tweak, little-endian) times alpha^k,
+ * 0 <= k <= 56 per 64-bit element pair: the lane shifted left by k bits,
+ * with the k bits shifted out of the top reduced by x^128 = x^7+x^2+x+1
+ * (a carry-less product with 0x87, below 2^64 for k <= 56). */
+INLINE TGT __m512i xts_mulv(__m512i t, __m512i k)
+{
+	const __m512i poly = _mm512_set1_epi64(0x87);
+	__m512i a = _mm512_sllv_epi64(t, k);
+	__m512i b = _mm512_srlv_epi64(t, _mm512_sub_epi64(_mm512_set1_epi64(64), k));
+	__m512i up = _mm512_bslli_epi128(b, 8);          /* low half's carry into the high half */
+	__m512i red = _mm512_clmulepi64_epi128(b, poly, 0x01); /* top bits folded back */
+	return _mm512_ternarylogic_epi64(a, up, red, 0x96);
+}
+
+INLINE TGT __m512i xts_mul(__m512i t, int k)
+{
+	return xts_mulv(t, _mm512_set1_epi64(k));
+}
+
+/* Times alpha^(8m), 1 <= m <= 7, with byte shifts: the whole-byte shifts
+ * and the carry-less multiply run on port 5, leaving port 0 (the only
+ * one with 512-bit VAESENC on Intel cores, and where bit shifts run) to
+ * the AES rounds. */
+INLINE TGT __m512i xts_mul8(__m512i t, int m)
+{
+	const __m512i poly = _mm512_set1_epi64(0x87);
+	__m512i top = _mm512_bsrli_epi128(t, 16 - m);  /* the m bytes shifted out */
+	return _mm512_xor_si512(_mm512_bslli_epi128(t, m),
+				_mm512_clmulepi64_epi128(top, poly, 0x00));
+}
+
+/* n (<= 4 * nz) blocks; register j takes its tweaks from b[0] (lanes
+ * T*alpha^0..3) or b[1] (the same times alpha^4) times alpha^(8*(j/2)).
+ * A full pass advances both by alpha^32. The tweak goes in with round key
+ * 0 (one VPTERNLOG) and out through the last round key. */
+INLINE TGT void xts_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
+			 int nz, __m512i *b, int full, int dir)
+{
+	__m512i x[8], t[8];
+	EACH(nz, t[j] = j < 2 ? b[j] : xts_mul8(b[j & 1], j / 2));
+	if (full) {
+		b[0] = xts_mul8(b[0], 4);
+		b[1] = xts_mul8(b[1], 4);
+		EACH(nz, x[j] = _mm512_loadu_si512(in + 64 * j));
+	} else {
+		EACH(nz, x[j] = load_z(in, n, j));
+	}
+	EACH(nz, x[j] = _mm512_ternarylogic_epi64(x[j], t[j], k[0], 0x96));
+	if (dir) {
+		EACHROUND(EACH(nz, x[j] = _mm512_aesdec_epi128(x[j], k[i])));
+		EACH(nz, x[j] = _mm512_aesdeclast_epi128(x[j], _mm512_xor_si512(k[nr], t[j])));
+	} else {
+		EACHROUND(EACH(nz, x[j] = _mm512_aesenc_epi128(x[j], k[i])));
+		EACH(nz, x[j] = _mm512_aesenclast_epi128(x[j], _mm512_xor_si512(k[nr], t[j])));
+	}
+	if (full) {
+		EACH(nz, _mm512_storeu_si512(out + 64 * j, x[j]));
+	} else {
+		EACH(nz, store_z(out, n, j, x[j]));
+	}
+}
+
+INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+		       uint8_t *tweak, int dir, int nr)
+{
+	__m512i k[15], b[2];
+	load_keys(k, dir ? ks->dk : ks->ek, nr);
+	/* Lanes T, T*alpha, T*alpha^2, T*alpha^3, and those times alpha^4. */
+	b[0] = xts_mulv(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tweak)),
+			_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));
+	b[1] = xts_mul(b[0], 4);
+	for (; n >= 32; n -= 32, in += 512, out += 512)
+		xts_pass(k, nr, out, in, 32, 8, b, 1, dir);
+	/* The next tweak: lane 0 of b[0] times alpha^n for the n left. */
+	_mm_storeu_si128((__m128i *)tweak,
+			 _mm512_castsi512_si128(xts_mul(b[0], (int)n)));
+	if (n > 16)
+		xts_pass(k, nr, out, in, n, 8, b, 0, dir);
+	else if (n > 8)
+		xts_pass(k, nr, out, in, n, 4, b, 0, dir);
+	else if (n > 4)
+		xts_pass(k, nr, out, in, n, 2, b, 0, dir);
+	else if (n > 0)
+		xts_pass(k, nr, out, in, n, 1, b, 0, dir);
+}
+
+/* XTS over nblocks whole blocks with the tweak tweak[] (already the
+ * encryption of the sector number under the tweak key), which is advanced
+ * by alpha^nblocks; ciphertext stealing is the caller's. out == in works. */
+TGT void fb_aes_vaes512_xts_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
+				uint8_t *tweak)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	BY_ROUNDS(ks, xts_nr, ks, out, in, n, tweak, 0);
+}
+
+TGT void fb_aes_vaes512_xts_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
+				uint8_t *tweak)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	BY_ROUNDS(ks, xts_nr, ks, out, in, n, tweak, 1);
+}
+
+const fb_kernel fb_aes_vaes_avx512 = {
+	.name = "aes/vaes-avx512",
+	.family = "aes",
+	.block_size = 16,
+	.cpu_needs = FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_VAES | FB_CPU_VPCLMUL | FB_CPU_AESNI |
+		     FB_CPU_SSSE3,
+	.constant_time = 1,
+	.batch = 32,
+	.ks_size = sizeof(fb_aes_x86_ks),
+	.note = "512-bit VAES, 8 x 4 blocks interleaved, fused CTR and CBC-dec (constant time)",
+	.setkey = fb_aes_ni_setkey,
+	.encrypt = encrypt,
+	.decrypt = decrypt,
+	.ctr32 = ctr32,
+	.cbc_dec = cbc_dec,
+};
+
+#endif /* FB_X86 */

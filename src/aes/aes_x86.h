@@ -1,0 +1,40 @@
+/*
+ * The key schedule shared by the x86 AES kernels (aes/aesni,
+ * aes/vaes-avx2, aes/vaes-avx512), and the AES-NI functions that the VAES
+ * kernels use for their tails. See src/aes/aes_aesni.c.
+ */
+#ifndef FB_AES_X86_H
+#define FB_AES_X86_H
+
+#include "../internal.h"
+
+#if FB_X86
+
+/* Encryption round keys ek[0..rounds] in FIPS 197 byte order, and the
+ * decryption round keys of the equivalent inverse cipher: dk[0] = ek[nr],
+ * dk[i] = InvMixColumns(ek[nr - i]), dk[nr] = ek[0]. Unused slots stay zero. */
+typedef struct {
+	uint8_t ek[15][16];
+	uint8_t dk[15][16];
+	uint32_t rounds; /* 10, 12 or 14 */
+} fb_aes_x86_ks;
+
+int fb_aes_ni_setkey(void *ks, const uint8_t *key, size_t keylen);
+void fb_aes_ni_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
+void fb_aes_ni_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
+void fb_aes_ni_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+		     uint8_t *ctr);
+void fb_aes_ni_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+		       uint8_t *iv);
+/* Serial CBC encryption (no hook in fb_kernel for it yet). */
+void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+		       uint8_t *iv);
+/* XTS over whole blocks with the 512-bit VAES kernel (needs its CPU
+ * features plus VPCLMULQDQ); tweak[] is advanced. No fb_kernel hook yet. */
+void fb_aes_vaes512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			    uint8_t *tweak);
+void fb_aes_vaes512_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			    uint8_t *tweak);
+
+#endif
+#endif

@@ -1,0 +1,330 @@
+/*
+ * serpent/avx2: bitsliced Serpent on AVX2, 8 blocks per group of four ymm
+ * registers (register j holds word j of 8 blocks), two groups interleaved
+ * (16 blocks, 256 bytes) for latency hiding.
+ *
+ * S-boxes are the two-input circuits of gen/serpent_tables.py (14-18
+ * and/or/xor/andnot each; complemented outputs are undone by the keys ke/kd,
+ * see serpent.h); a rotation costs three instructions (shift, shift, or).
+ * Partial groups use vpmaskmovd loads and stores; one block goes to the
+ * portable code.  No table lookups, no secret-dependent branches:
+ * constant-time.
+ */
+#include "serpent.h"
+
+#if FB_X86
+#include <immintrin.h>
+
+#define T256 FB_TARGET("avx2")
+#define INL static inline __attribute__((always_inline)) T256
+
+typedef __m256i V;
+
+#define AND(a, b) _mm256_and_si256((a), (b))
+#define OR(a, b) _mm256_or_si256((a), (b))
+#define XOR(a, b) _mm256_xor_si256((a), (b))
+#define ANDN(a, b) _mm256_andnot_si256((a), (b))
+#define XOR3(a, b, c) XOR(XOR((a), (b)), (c))
+#define SHL(x, n) _mm256_slli_epi32((x), (n))
+#define ROL(x, n) OR(SHL((x), (n)), _mm256_srli_epi32((x), 32 - (n)))
+#define KEY(k, j) _mm256_set1_epi32((int)(k)[j])
+
+#define KX(k, x0, x1, x2, x3) do { \
+	x0 = XOR(x0, KEY(k, 0)); x1 = XOR(x1, KEY(k, 1)); \
+	x2 = XOR(x2, KEY(k, 2)); x3 = XOR(x3, KEY(k, 3)); \
+} while (0)
+#define SB(S, x0, x1, x2, x3) FB_SERPENT_##S##_L2(V, AND, OR, XOR, ANDN, x0, x1, x2, x3)
+
+#define KX2(k) do { KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); } while (0)
+#define SB2(S) do { SB(S, a0, a1, a2, a3); SB(S, b0, b1, b2, b3); } while (0)
+#define LT2() do { \
+	FB_SERPENT_LT(ROL, SHL, XOR3, a0, a1, a2, a3); \
+	FB_SERPENT_LT(ROL, SHL, XOR3, b0, b1, b2, b3); \
+} while (0)
+#define ILT2() do { \
+	FB_SERPENT_ILT(ROL, SHL, XOR3, a0, a1, a2, a3); \
+	FB_SERPENT_ILT(ROL, SHL, XOR3, b0, b1, b2, b3); \
+} while (0)
+#define ER2(S, k) do { KX2(k); SB2(S); LT2(); } while (0)
+#define DR2(S, k) do { ILT2(); SB2(S); KX2(k); } while (0)
+
+#define KX1(k) KX(k, a0, a1, a2, a3)
+#define SB1(S) SB(S, a0, a1, a2, a3)
+#define ER1(S, k) do { KX1(k); SB1(S); FB_SERPENT_LT(ROL, SHL, XOR3, a0, a1, a2, a3); } while (0)
+#define DR1(S, k) do { FB_SERPENT_ILT(ROL, SHL, XOR3, a0, a1, a2, a3); SB1(S); KX1(k); } while (0)
+
+/* Encryption with the keys ke, decryption with kd (see serpent.h). */
+static __attribute__((noinline)) T256 void enc_2x8(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	V b0 = s[4], b1 = s[5], b2 = s[6], b3 = s[7];
+	for (int r = 0; r < 32; r += 8) {
+		ER2(S0, k[r]); ER2(S1, k[r + 1]); ER2(S2, k[r + 2]); ER2(S3, k[r + 3]);
+		ER2(S4, k[r + 4]); ER2(S5, k[r + 5]); ER2(S6, k[r + 6]);
+		KX2(k[r + 7]);
+		SB2(S7);
+		if (r == 24)
+			break;
+		LT2();
+	}
+	KX2(k[32]);
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+	s[4] = b0; s[5] = b1; s[6] = b2; s[7] = b3;
+}
+
+static __attribute__((noinline)) T256 void dec_2x8(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	V b0 = s[4], b1 = s[5], b2 = s[6], b3 = s[7];
+	KX2(k[32]);
+	SB2(SI7);
+	KX2(k[31]);
+	for (int r = 24; r >= 0; r -= 8) {
+		DR2(SI6, k[r + 6]); DR2(SI5, k[r + 5]); DR2(SI4, k[r + 4]); DR2(SI3, k[r + 3]);
+		DR2(SI2, k[r + 2]); DR2(SI1, k[r + 1]); DR2(SI0, k[r]);
+		if (r == 0)
+			break;
+		DR2(SI7, k[r - 1]);
+	}
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+	s[4] = b0; s[5] = b1; s[6] = b2; s[7] = b3;
+}
+
+static __attribute__((noinline)) T256 void enc_8(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	for (int r = 0; r < 32; r += 8) {
+		ER1(S0, k[r]); ER1(S1, k[r + 1]); ER1(S2, k[r + 2]); ER1(S3, k[r + 3]);
+		ER1(S4, k[r + 4]); ER1(S5, k[r + 5]); ER1(S6, k[r + 6]);
+		KX1(k[r + 7]);
+		SB1(S7);
+		if (r == 24)
+			break;
+		FB_SERPENT_LT(ROL, SHL, XOR3, a0, a1, a2, a3);
+	}
+	KX1(k[32]);
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+}
+
+static __attribute__((noinline)) T256 void dec_8(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	KX1(k[32]);
+	SB1(SI7);
+	KX1(k[31]);
+	for (int r = 24; r >= 0; r -= 8) {
+		DR1(SI6, k[r + 6]); DR1(SI5, k[r + 5]); DR1(SI4, k[r + 4]); DR1(SI3, k[r + 3]);
+		DR1(SI2, k[r + 2]); DR1(SI1, k[r + 1]); DR1(SI0, k[r]);
+		if (r == 0)
+			break;
+		DR1(SI7, k[r - 1]);
+	}
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+}
+
+/*
+ * 8 blocks <-> bitsliced: register i holds blocks 2i, 2i+1 (one per 128-bit
+ * lane); a 4x4 transpose of 32-bit words inside each lane leaves word j of
+ * all 8 blocks in register j (lane L, element e = block 2e + L).  The
+ * transpose is its own inverse.
+ */
+INL void transpose(V *x)
+{
+	V t0 = _mm256_unpacklo_epi32(x[0], x[1]), t1 = _mm256_unpackhi_epi32(x[0], x[1]);
+	V t2 = _mm256_unpacklo_epi32(x[2], x[3]), t3 = _mm256_unpackhi_epi32(x[2], x[3]);
+	x[0] = _mm256_unpacklo_epi64(t0, t2);
+	x[1] = _mm256_unpackhi_epi64(t0, t2);
+	x[2] = _mm256_unpacklo_epi64(t1, t3);
+	x[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+
+/* Element mask of register i (blocks 2i, 2i+1) when n <= 8 blocks are
+ * present: all ones (full), all zeros (absent) or a vpmaskmovd mask. */
+INL V reg_mask(size_t n, unsigned i)
+{
+	int words = (int)(4 * n) - 8 * (int)i;
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(words), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+INL V load_reg(const uint8_t *p, size_t n, unsigned i)
+{
+	if (4 * n >= 8 * (size_t)i + 8)
+		return _mm256_loadu_si256((const __m256i *)(p + 32 * i));
+	if (4 * n <= 8 * (size_t)i)
+		return _mm256_setzero_si256();
+	return _mm256_maskload_epi32((const int *)(p + 32 * i), reg_mask(n, i));
+}
+
+INL void store_reg(uint8_t *p, size_t n, unsigned i, V v)
+{
+	if (4 * n >= 8 * (size_t)i + 8)
+		_mm256_storeu_si256((__m256i *)(p + 32 * i), v);
+	else if (4 * n > 8 * (size_t)i)
+		_mm256_maskstore_epi32((int *)(p + 32 * i), reg_mask(n, i), v);
+}
+
+/* Load n <= 8 blocks into x[0..3], bitsliced. */
+INL void load8(V *x, const uint8_t *in, size_t n)
+{
+	for (unsigned i = 0; i < 4; i++)
+		x[i] = load_reg(in, n, i);
+	transpose(x);
+}
+
+/* Store n <= 8 blocks from bitsliced x[0..3] (x is clobbered). */
+INL void store8(uint8_t *out, V *x, size_t n)
+{
+	transpose(x);
+	for (unsigned i = 0; i < 4; i++)
+		store_reg(out, n, i, x[i]);
+}
+
+static T256 void ecb(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+{
+	const uint32_t(*k)[4] = dec ? ks->kd : ks->ke;
+	V s[8];
+	for (; n >= 16; n -= 16, in += 256, out += 256) {
+		load8(s, in, 8);
+		load8(s + 4, in + 128, 8);
+		(dec ? dec_2x8 : enc_2x8)(k, s);
+		store8(out, s, 8);
+		store8(out + 128, s + 4, 8);
+	}
+	if (n > 8) {
+		load8(s, in, 8);
+		load8(s + 4, in + 128, n - 8);
+		(dec ? dec_2x8 : enc_2x8)(k, s);
+		store8(out, s, 8);
+		store8(out + 128, s + 4, n - 8);
+	} else if (n > 1) {
+		load8(s, in, n);
+		(dec ? dec_8 : enc_8)(k, s);
+		store8(out, s, n);
+	} else if (n == 1) {
+		(dec ? fb_serpent_bitslice_decrypt : fb_serpent_bitslice_encrypt)(ks, out, in, 1);
+	}
+}
+
+static T256 void serpent_avx2_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	ecb(ks, out, in, n, 0);
+}
+
+static T256 void serpent_avx2_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	ecb(ks, out, in, n, 1);
+}
+
+/* CTR input, bitsliced directly (see serpent_bs_avx512.c): only word 3
+ * differs between the 8 counter blocks; position 4L + e is block 2e + L. */
+INL void ctr_group(V *x, const uint8_t *ctr, uint32_t c)
+{
+	const V order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+	const V bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
+					 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+	x[0] = _mm256_set1_epi32((int)fb_load32_le(ctr));
+	x[1] = _mm256_set1_epi32((int)fb_load32_le(ctr + 4));
+	x[2] = _mm256_set1_epi32((int)fb_load32_le(ctr + 8));
+	x[3] = _mm256_shuffle_epi8(_mm256_add_epi32(_mm256_set1_epi32((int)c), order), bswap);
+}
+
+/* out = in ^ keystream for n <= 8 blocks; x is clobbered. */
+INL void xor_store8(uint8_t *out, const uint8_t *in, V *x, size_t n)
+{
+	transpose(x);
+	for (unsigned i = 0; i < 4; i++)
+		store_reg(out, n, i, XOR(load_reg(in, n, i), x[i]));
+}
+
+static T256 void serpent_avx2_ctr32(const void *ksv, uint8_t *out, const uint8_t *in, size_t n,
+				    uint8_t *ctr)
+{
+	const serpent_ks *ks = ksv;
+	uint32_t c = fb_load32_be(ctr + 12);
+	V s[8];
+	while (n > 0) {
+		size_t m = n < 16 ? n : 16;
+		ctr_group(s, ctr, c);
+		if (m > 8) {
+			ctr_group(s + 4, ctr, c + 8);
+			enc_2x8(ks->ke, s);
+			xor_store8(out, in, s, 8);
+			xor_store8(out + 128, in + 128, s + 4, m - 8);
+		} else {
+			enc_8(ks->ke, s);
+			xor_store8(out, in, s, m);
+		}
+		c += (uint32_t)m;
+		n -= m;
+		in += 16 * m;
+		out += 16 * m;
+	}
+	fb_store32_be(ctr + 12, c);
+}
+
+/* CBC decryption of n <= 8 blocks held bitsliced in x: out[i] = D(c[i]) ^
+ * c[i-1], c[-1] = *prev; all ciphertext is loaded before any store, so
+ * out == in works.  *prev becomes the last ciphertext block. */
+INL void cbc_xor_store8(uint8_t *out, const uint8_t *in, V *x, size_t n, __m128i *prev)
+{
+	V c[4];
+	for (unsigned i = 0; i < 4; i++)
+		c[i] = load_reg(in, n, i);
+	V last = _mm256_broadcastsi128_si256(*prev);
+	__m128i newprev = _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1)));
+	transpose(x);
+	for (unsigned i = 0; i < 4; i++) {
+		V sh = _mm256_permute2x128_si256(c[i], last, 0x03); /* [c[2i-1], c[2i]] */
+		last = c[i];
+		store_reg(out, n, i, XOR(x[i], sh));
+	}
+	*prev = newprev;
+}
+
+static T256 void serpent_avx2_cbc_dec(const void *ksv, uint8_t *out, const uint8_t *in, size_t n,
+				      uint8_t *iv)
+{
+	const serpent_ks *ks = ksv;
+	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
+	V s[8];
+	while (n > 0) {
+		size_t m = n < 16 ? n : 16;
+		if (m > 8) {
+			load8(s, in, 8);
+			load8(s + 4, in + 128, m - 8);
+			dec_2x8(ks->kd, s);
+			/* the second half first: it needs in[7], which the first overwrites */
+			__m128i mid = _mm_loadu_si128((const __m128i *)(in + 112));
+			__m128i p0 = prev;
+			cbc_xor_store8(out + 128, in + 128, s + 4, m - 8, &mid);
+			cbc_xor_store8(out, in, s, 8, &p0);
+			prev = mid;
+		} else {
+			load8(s, in, m);
+			dec_8(ks->kd, s);
+			cbc_xor_store8(out, in, s, m, &prev);
+		}
+		n -= m;
+		in += 16 * m;
+		out += 16 * m;
+	}
+	_mm_storeu_si128((__m128i *)iv, prev);
+}
+
+const fb_kernel fb_serpent_avx2 = {
+	.name = "serpent/avx2",
+	.family = "serpent",
+	.block_size = 16,
+	.cpu_needs = FB_CPU_AVX2,
+	.constant_time = 1,
+	.batch = 16,
+	.ks_size = sizeof(serpent_ks),
+	.note = "bitsliced, 2 x 8 blocks in ymm, S-boxes as two-input gate circuits",
+	.setkey = fb_serpent_setkey,
+	.encrypt = serpent_avx2_encrypt,
+	.decrypt = serpent_avx2_decrypt,
+	.ctr32 = serpent_avx2_ctr32,
+	.cbc_dec = serpent_avx2_cbc_dec,
+};
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * serpent/avx512: bitsliced Serpent on AVX-512, 16 blocks per group of four
+ * zmm registers (register j holds word j of 16 blocks), two groups
+ * interleaved (32 blocks, 512 bytes) so that one group's dependency chain
+ * hides the other's latency.
+ *
+ * Each S-box is a circuit of 7 or 8 vpternlogd (gen/serpent_tables.py), the
+ * linear transformation is 6 vprold, 2 vpslld and 4 three-way XORs (one
+ * vpternlogd each), the round key 4 vpxord with an embedded broadcast:
+ * about 24 vector instructions per round for 16 blocks, ~1.5 instructions
+ * per byte over 32 rounds.  Register budget: 8 state + up to 2 x 8 S-box
+ * temporaries of 32 zmm, so the two groups never spill.
+ *
+ * Partial groups (tails) use masked loads and stores, so a call handles any
+ * count; a single block goes to the portable code, which is faster there.
+ * No table lookups, no secret-dependent branches: constant-time.
+ */
+#include "serpent.h"
+
+#if FB_X86
+#include <immintrin.h>
+
+#define T512 FB_TARGET("avx512f")
+#define INL static inline __attribute__((always_inline)) T512
+
+typedef __m512i V;
+
+#define TERN(a, b, c, imm) _mm512_ternarylogic_epi32((a), (b), (c), (imm))
+#define XOR3(a, b, c) TERN((a), (b), (c), 0x96)
+#define ROL(x, n) _mm512_rol_epi32((x), (n))
+#define SHL(x, n) _mm512_slli_epi32((x), (n))
+#define KEY(k, j) _mm512_set1_epi32((int)(k)[j])
+
+/* One group: words x0..x3 */
+#define KX(k, x0, x1, x2, x3) do { \
+	x0 = _mm512_xor_si512(x0, KEY(k, 0)); x1 = _mm512_xor_si512(x1, KEY(k, 1)); \
+	x2 = _mm512_xor_si512(x2, KEY(k, 2)); x3 = _mm512_xor_si512(x3, KEY(k, 3)); \
+} while (0)
+
+/* Both groups a and b through key XOR, S-box S, linear transformation. */
+#define KX2(k) do { KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); } while (0)
+#define SB2(S) do { \
+	FB_SERPENT_##S##_T3(V, TERN, a0, a1, a2, a3); \
+	FB_SERPENT_##S##_T3(V, TERN, b0, b1, b2, b3); \
+} while (0)
+#define LT2() do { \
+	FB_SERPENT_LT(ROL, SHL, XOR3, a0, a1, a2, a3); \
+	FB_SERPENT_LT(ROL, SHL, XOR3, b0, b1, b2, b3); \
+} while (0)
+#define ILT2() do { \
+	FB_SERPENT_ILT(ROL, SHL, XOR3, a0, a1, a2, a3); \
+	FB_SERPENT_ILT(ROL, SHL, XOR3, b0, b1, b2, b3); \
+} while (0)
+#define ER2(S, k) do { KX2(k); SB2(S); LT2(); } while (0)
+#define DR2(S, k) do { ILT2(); SB2(S); KX2(k); } while (0)
+
+#define KX1(k) KX(k, a0, a1, a2, a3)
+#define SB1(S) FB_SERPENT_##S##_D2(V, TERN, a0, a1, a2, a3)
+#define DR1(S, k) do { FB_SERPENT_ILT(ROL, SHL, XOR3, a0, a1, a2, a3); SB1(S); KX1(k); } while (0)
+
+/* The 32 rounds; the cores take the bitsliced state in s[] (4 words per
+ * group).  Kept out of line: every mode shares them. */
+static __attribute__((noinline)) T512 void enc_2x16(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	V b0 = s[4], b1 = s[5], b2 = s[6], b3 = s[7];
+	for (int r = 0; r < 32; r += 8) {
+		ER2(S0, k[r]); ER2(S1, k[r + 1]); ER2(S2, k[r + 2]); ER2(S3, k[r + 3]);
+		ER2(S4, k[r + 4]); ER2(S5, k[r + 5]); ER2(S6, k[r + 6]);
+		KX2(k[r + 7]);
+		SB2(S7);
+		if (r == 24)
+			break;
+		LT2();
+	}
+	KX2(k[32]);
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+	s[4] = b0; s[5] = b1; s[6] = b2; s[7] = b3;
+}
+
+static __attribute__((noinline)) T512 void dec_2x16(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	V b0 = s[4], b1 = s[5], b2 = s[6], b3 = s[7];
+	KX2(k[32]);
+	SB2(SI7);
+	KX2(k[31]);
+	for (int r = 24; r >= 0; r -= 8) {
+		DR2(SI6, k[r + 6]); DR2(SI5, k[r + 5]); DR2(SI4, k[r + 4]); DR2(SI3, k[r + 3]);
+		DR2(SI2, k[r + 2]); DR2(SI1, k[r + 1]); DR2(SI0, k[r]);
+		if (r == 0)
+			break;
+		DR2(SI7, k[r - 1]);
+	}
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+	s[4] = b0; s[5] = b1; s[6] = b2; s[7] = b3;
+}
+
+/* One group, latency-bound: depth-two S-boxes, keys folded into the LT. */
+#define XOR2(a, b) _mm512_xor_si512((a), (b))
+#define LTK1(kr) do { \
+	const uint32_t *kw_ = (kr); \
+	FB_SERPENT_LT_KEYED(ROL, SHL, XOR2, XOR3, KW1, a0, a1, a2, a3); \
+} while (0)
+#define KW1(j) _mm512_set1_epi32((int)kw_[j])
+
+static __attribute__((noinline)) T512 void enc_16(const serpent_ks *ks, V *s)
+{
+	const uint32_t(*kl)[4] = ks->kl;
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	KX1(ks->k[0]);
+	for (int r = 0; r < 32; r += 8) {
+		SB1(S0); LTK1(kl[r + 1]); SB1(S1); LTK1(kl[r + 2]);
+		SB1(S2); LTK1(kl[r + 3]); SB1(S3); LTK1(kl[r + 4]);
+		SB1(S4); LTK1(kl[r + 5]); SB1(S5); LTK1(kl[r + 6]);
+		SB1(S6); LTK1(kl[r + 7]); SB1(S7);
+		if (r == 24)
+			break;
+		LTK1(kl[r + 8]);
+	}
+	KX1(ks->k[32]);
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+}
+
+static __attribute__((noinline)) T512 void dec_16(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	KX1(k[32]);
+	SB1(SI7);
+	KX1(k[31]);
+	for (int r = 24; r >= 0; r -= 8) {
+		DR1(SI6, k[r + 6]); DR1(SI5, k[r + 5]); DR1(SI4, k[r + 4]); DR1(SI3, k[r + 3]);
+		DR1(SI2, k[r + 2]); DR1(SI1, k[r + 1]); DR1(SI0, k[r]);
+		if (r == 0)
+			break;
+		DR1(SI7, k[r - 1]);
+	}
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+}
+
+/*
+ * One block, for serial modes: the same circuits on xmm registers (lane 0
+ * carries the block), where a round's dependency chain is about 10
+ * single-cycle instructions deep (key, 3-4 ternlog levels, LT); the scalar
+ * code needs about twice that.  Needs AVX512VL for the xmm forms.
+ */
+#define T128 FB_TARGET("avx512f,avx512vl")
+#define TERNX(a, b, c, imm) _mm_ternarylogic_epi32((a), (b), (c), (imm))
+#define XOR3X(a, b, c) TERNX((a), (b), (c), 0x96)
+#define ROLX(x, n) _mm_rol_epi32((x), (n))
+#define SHLX(x, n) _mm_slli_epi32((x), (n))
+#define KXX(k) do { \
+	a0 = _mm_xor_si128(a0, _mm_set1_epi32((int)(k)[0])); \
+	a1 = _mm_xor_si128(a1, _mm_set1_epi32((int)(k)[1])); \
+	a2 = _mm_xor_si128(a2, _mm_set1_epi32((int)(k)[2])); \
+	a3 = _mm_xor_si128(a3, _mm_set1_epi32((int)(k)[3])); \
+} while (0)
+#define SBX(S) FB_SERPENT_##S##_D2(__m128i, TERNX, a0, a1, a2, a3)
+#define DRX(S, k) do { FB_SERPENT_ILT(ROLX, SHLX, XOR3X, a0, a1, a2, a3); SBX(S); KXX(k); } while (0)
+
+#define XOR2X(a, b) _mm_xor_si128((a), (b))
+#define KWX(j) _mm_set1_epi32((int)kw_[j])
+#define LTKX(kr) do { \
+	const uint32_t *kw_ = (kr); \
+	FB_SERPENT_LT_KEYED(ROLX, SHLX, XOR2X, XOR3X, KWX, a0, a1, a2, a3); \
+} while (0)
+
+static __attribute__((noinline)) T128 void enc_1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
+{
+	const uint32_t(*kl)[4] = ks->kl;
+	__m128i a0 = _mm_cvtsi32_si128((int)fb_load32_le(in));
+	__m128i a1 = _mm_cvtsi32_si128((int)fb_load32_le(in + 4));
+	__m128i a2 = _mm_cvtsi32_si128((int)fb_load32_le(in + 8));
+	__m128i a3 = _mm_cvtsi32_si128((int)fb_load32_le(in + 12));
+	KXX(ks->k[0]);
+	for (int r = 0; r < 32; r += 8) {
+		SBX(S0); LTKX(kl[r + 1]); SBX(S1); LTKX(kl[r + 2]);
+		SBX(S2); LTKX(kl[r + 3]); SBX(S3); LTKX(kl[r + 4]);
+		SBX(S4); LTKX(kl[r + 5]); SBX(S5); LTKX(kl[r + 6]);
+		SBX(S6); LTKX(kl[r + 7]); SBX(S7);
+		if (r == 24)
+			break;
+		LTKX(kl[r + 8]);
+	}
+	KXX(ks->k[32]);
+	fb_store32_le(out, (uint32_t)_mm_cvtsi128_si32(a0));
+	fb_store32_le(out + 4, (uint32_t)_mm_cvtsi128_si32(a1));
+	fb_store32_le(out + 8, (uint32_t)_mm_cvtsi128_si32(a2));
+	fb_store32_le(out + 12, (uint32_t)_mm_cvtsi128_si32(a3));
+}
+
+static __attribute__((noinline)) T128 void dec_1(const uint32_t (*k)[4], uint8_t *out, const uint8_t *in)
+{
+	__m128i a0 = _mm_cvtsi32_si128((int)fb_load32_le(in));
+	__m128i a1 = _mm_cvtsi32_si128((int)fb_load32_le(in + 4));
+	__m128i a2 = _mm_cvtsi32_si128((int)fb_load32_le(in + 8));
+	__m128i a3 = _mm_cvtsi32_si128((int)fb_load32_le(in + 12));
+	KXX(k[32]);
+	SBX(SI7);
+	KXX(k[31]);
+	for (int r = 24; r >= 0; r -= 8) {
+		DRX(SI6, k[r + 6]); DRX(SI5, k[r + 5]); DRX(SI4, k[r + 4]); DRX(SI3, k[r + 3]);
+		DRX(SI2, k[r + 2]); DRX(SI1, k[r + 1]); DRX(SI0, k[r]);
+		if (r == 0)
+			break;
+		DRX(SI7, k[r - 1]);
+	}
+	fb_store32_le(out, (uint32_t)_mm_cvtsi128_si32(a0));
+	fb_store32_le(out + 4, (uint32_t)_mm_cvtsi128_si32(a1));
+	fb_store32_le(out + 8, (uint32_t)_mm_cvtsi128_si32(a2));
+	fb_store32_le(out + 12, (uint32_t)_mm_cvtsi128_si32(a3));
+}
+
+/*
+ * 16 blocks <-> bitsliced: register i holds blocks 4i..4i+3, one per 128-bit
+ * lane; a 4x4 transpose of 32-bit words inside each lane leaves word j of
+ * all 16 blocks in register j (lane L, element e = block 4e + L).  The
+ * transpose is its own inverse.
+ */
+INL void transpose(V *x)
+{
+	V t0 = _mm512_unpacklo_epi32(x[0], x[1]), t1 = _mm512_unpackhi_epi32(x[0], x[1]);
+	V t2 = _mm512_unpacklo_epi32(x[2], x[3]), t3 = _mm512_unpackhi_epi32(x[2], x[3]);
+	x[0] = _mm512_unpacklo_epi64(t0, t2);
+	x[1] = _mm512_unpackhi_epi64(t0, t2);
+	x[2] = _mm512_unpacklo_epi64(t1, t3);
+	x[3] = _mm512_unpackhi_epi64(t1, t3);
+}
+
+/* Word mask of register i (blocks 4i..4i+3) when n blocks are present. */
+INL __mmask16 reg_mask(size_t n, unsigned i)
+{
+	size_t words = 4 * n, lo = 16 * (size_t)i;
+	if (words <= lo)
+		return 0;
+	return words - lo >= 16 ? 0xffff : (__mmask16)((1u << (words - lo)) - 1);
+}
+
+/* Load n <= 16 blocks into x[0..3] (zero-filled), bitsliced. */
+INL void load16(V *x, const uint8_t *in, size_t n)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		__mmask16 m = reg_mask(n, i);
+		x[i] = m ? _mm512_maskz_loadu_epi32(m, in + 64 * i) : _mm512_setzero_si512();
+	}
+	transpose(x);
+}
+
+/* Store n <= 16 blocks from bitsliced x[0..3] (x is clobbered). */
+INL void store16(uint8_t *out, V *x, size_t n)
+{
+	transpose(x);
+	for (unsigned i = 0; i < 4; i++) {
+		__mmask16 m = reg_mask(n, i);
+		if (m)
+			_mm512_mask_storeu_epi32(out + 64 * i, m, x[i]);
+	}
+}
+
+static T512 void ecb(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+{
+	V s[8];
+	for (; n >= 32; n -= 32, in += 512, out += 512) {
+		load16(s, in, 16);
+		load16(s + 4, in + 256, 16);
+		(dec ? dec_2x16 : enc_2x16)(ks->k, s);
+		store16(out, s, 16);
+		store16(out + 256, s + 4, 16);
+	}
+	if (n > 16) {
+		load16(s, in, 16);
+		load16(s + 4, in + 256, n - 16);
+		(dec ? dec_2x16 : enc_2x16)(ks->k, s);
+		store16(out, s, 16);
+		store16(out + 256, s + 4, n - 16);
+	} else if (n > 1) {
+		load16(s, in, n);
+		if (dec)
+			dec_16(ks->k, s);
+		else
+			enc_16(ks, s);
+		store16(out, s, n);
+	} else if (n == 1) {
+		if (dec)
+			dec_1(ks->k, out, in);
+		else
+			enc_1(ks, out, in);
+	}
+}
+
+static T512 void serpent_avx512_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	ecb(ks, out, in, n, 0);
+}
+
+static T512 void serpent_avx512_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	ecb(ks, out, in, n, 1);
+}
+
+/* Byte swap of each 32-bit lane, without AVX512BW's vpshufb. */
+INL V bswap32(V x)
+{
+	return TERN(_mm512_set1_epi32(0x00ff00ff), ROL(x, 8), ROL(x, 24), 0xca);
+}
+
+/*
+ * CTR: the 16 counter blocks of a group differ only in word 3 (the last
+ * four bytes, a big-endian count), so the bitsliced input is three
+ * broadcasts and one vector of byte-swapped counts in the transposed lane
+ * order (position 4L + e holds block 4e + L): no input transpose.
+ */
+INL void ctr_group(V *x, const uint8_t *ctr, uint32_t c)
+{
+	const V order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	x[0] = _mm512_set1_epi32((int)fb_load32_le(ctr));
+	x[1] = _mm512_set1_epi32((int)fb_load32_le(ctr + 4));
+	x[2] = _mm512_set1_epi32((int)fb_load32_le(ctr + 8));
+	x[3] = bswap32(_mm512_add_epi32(_mm512_set1_epi32((int)c), order));
+}
+
+/* out = in ^ keystream for n <= 16 blocks; x is clobbered. */
+INL void xor_store16(uint8_t *out, const uint8_t *in, V *x, size_t n)
+{
+	transpose(x);
+	for (unsigned i = 0; i < 4; i++) {
+		__mmask16 m = reg_mask(n, i);
+		if (!m)
+			continue;
+		V d = _mm512_maskz_loadu_epi32(m, in + 64 * i);
+		_mm512_mask_storeu_epi32(out + 64 * i, m, _mm512_xor_si512(d, x[i]));
+	}
+}
+
+static T512 void serpent_avx512_ctr32(const void *ksv, uint8_t *out, const uint8_t *in, size_t n,
+				      uint8_t *ctr)
+{
+	const serpent_ks *ks = ksv;
+	uint32_t c = fb_load32_be(ctr + 12);
+	V s[8];
+	while (n > 0) {
+		size_t m = n < 32 ? n : 32;
+		ctr_group(s, ctr, c);
+		if (m > 16) {
+			ctr_group(s + 4, ctr, c + 16);
+			enc_2x16(ks->k, s);
+			xor_store16(out, in, s, 16);
+			xor_store16(out + 256, in + 256, s + 4, m - 16);
+		} else {
+			enc_16(ks, s);
+			xor_store16(out, in, s, m);
+		}
+		c += (uint32_t)m;
+		n -= m;
+		in += 16 * m;
+		out += 16 * m;
+	}
+	fb_store32_be(ctr + 12, c);
+}
+
+/*
+ * CBC decryption of n <= 16 blocks held bitsliced in x: out[i] = D(c[i]) ^
+ * c[i-1], with c[-1] = *prev.  The shifted ciphertext comes from registers
+ * loaded before any store (valignd joins neighbours), so out == in works.
+ * On return *prev holds the last ciphertext block.
+ */
+INL void cbc_xor_store16(uint8_t *out, const uint8_t *in, V *x, size_t n, __m128i *prev)
+{
+	V c[4];
+	for (unsigned i = 0; i < 4; i++) {
+		__mmask16 m = reg_mask(n, i);
+		c[i] = m ? _mm512_maskz_loadu_epi32(m, in + 64 * i) : _mm512_setzero_si512();
+	}
+	V last = _mm512_broadcast_i32x4(*prev);
+	__m128i newprev = _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1)));
+	transpose(x);
+	for (unsigned i = 0; i < 4; i++) {
+		__mmask16 m = reg_mask(n, i);
+		V sh = _mm512_alignr_epi32(c[i], last, 12);
+		last = c[i];
+		if (m)
+			_mm512_mask_storeu_epi32(out + 64 * i, m, _mm512_xor_si512(x[i], sh));
+	}
+	*prev = newprev;
+}
+
+static T512 void serpent_avx512_cbc_dec(const void *ksv, uint8_t *out, const uint8_t *in, size_t n,
+					uint8_t *iv)
+{
+	const serpent_ks *ks = ksv;
+	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
+	V s[8];
+	while (n > 0) {
+		size_t m = n < 32 ? n : 32;
+		if (m > 16) {
+			load16(s, in, 16);
+			load16(s + 4, in + 256, m - 16);
+			dec_2x16(ks->k, s);
+			/* the second half first: it needs in[15], which the first overwrites */
+			__m128i mid = _mm_loadu_si128((const __m128i *)(in + 240));
+			__m128i p0 = prev;
+			cbc_xor_store16(out + 256, in + 256, s + 4, m - 16, &mid);
+			cbc_xor_store16(out, in, s, 16, &p0);
+			prev = mid;
+		} else {
+			load16(s, in, m);
+			dec_16(ks->k, s);
+			cbc_xor_store16(out, in, s, m, &prev);
+		}
+		n -= m;
+		in += 16 * m;
+		out += 16 * m;
+	}
+	_mm_storeu_si128((__m128i *)iv, prev);
+}
+
+const fb_kernel fb_serpent_avx512 = {
+	.name = "serpent/avx512",
+	.family = "serpent",
+	.block_size = 16,
+	.cpu_needs = FB_CPU_AVX512F | FB_CPU_AVX512VL,
+	.constant_time = 1,
+	.batch = 32,
+	.ks_size = sizeof(serpent_ks),
+	.note = "bitsliced, 2 x 16 blocks in zmm, S-boxes as 7-8 vpternlogd",
+	.setkey = fb_serpent_setkey,
+	.encrypt = serpent_avx512_encrypt,
+	.decrypt = serpent_avx512_decrypt,
+	.ctr32 = serpent_avx512_ctr32,
+	.cbc_dec = serpent_avx512_cbc_dec,
+};
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * Twofish kernels: key-schedule layouts and the helpers they share.
+ *
+ * Twofish (Schneier et al., AES submission 1998) in brief: 16 rounds on
+ * four little-endian 32-bit words; each round computes T0 = g(R0),
+ * T1 = g(R1 <<< 8), where g is four key-dependent 8-bit S-boxes followed
+ * by the MDS matrix, then the PHT with two round subkeys.
+ */
+#ifndef FB_TWOFISH_IMPL_H
+#define FB_TWOFISH_IMPL_H
+#include "../internal.h"
+
+/* twofish/table and twofish/avx2: "full keying" (paper, 4.3.1): the four
+ * S-boxes composed with their MDS columns, so that
+ * g(x) = s[0][x0] ^ s[1][x1] ^ s[2][x2] ^ s[3][x3]. */
+typedef struct twofish_table_ks {
+	_Alignas(64) uint32_t s[4][256];
+	uint32_t k[40]; /* K0..K7 whitening, K8..K39 round subkeys */
+} twofish_table_ks;
+
+/* twofish/avx512-gfni: the key-dependent S-boxes as byte tables
+ * (sb[i][x] = s_i(x), before MDS), and the subkeys. */
+typedef struct twofish_vperm_ks {
+	_Alignas(64) uint8_t sb[4][256];
+	uint32_t k[40];
+} twofish_vperm_ks;
+
+/* The key material of 4.3.2 for a 16/24/32-byte key: k = keylen/8 words
+ * each of Me (even key words), Mo (odd key words) and the S vector in the
+ * order h() consumes it (sv[0] = S_{k-1}, ..., sv[k-1] = S_0).
+ * Returns k, or 0 for a bad length. (Looks tables up by key nibbles.) */
+unsigned fb_twofish_key_words(const uint8_t *key, size_t keylen, uint32_t me[4], uint32_t mo[4],
+			      uint32_t sv[4]);
+
+/* Portable key setup into the table layout (used by twofish/avx2 too). */
+int fb_twofish_table_setkey(void *ks, const uint8_t *key, size_t keylen);
+
+/* Portable one-block-at-a-time paths on the table layout. */
+void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
+void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
+
+extern const fb_kernel fb_twofish_table;
+
+#if FB_X86
+/* x86 only: the SIMD kernels, and key setup into the table layout by
+ * AVX-512 VBMI + GFNI (the caller checks the CPU). */
+extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct;
+#define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
+			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
+int fb_twofish_avx512_table_setkey(void *ks, const uint8_t *key, size_t keylen);
+#endif
+
+#endif

@@ -1,0 +1,90 @@
+#!/bin/sh
+# tests/test_bench.sh FASTBLOCK - the benchmark harness works (issue 3, item 4):
+#  1. `fastblock speed --peers --json --seconds 0.05` on two small sizes, for
+#     a few ciphers picked at run time (one CBC name per family),
+#     prints one well-formed JSON array whose rows carry the documented
+#     fields, with figures on every timed row;
+#  2. `fastblock speed --check-only --peers --json` over every cipher and
+#     mode: every peer adapter's output (and every forced implementation's)
+#     matches fastblock's default output.
+# No speed is asserted. Fails on a malformed array, a missing field, or any
+# row whose status is not "ok".
+set -u
+FB=${1:?usage: test_bench.sh path/to/fastblock}
+PY=${PYTHON:-python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$FB" speed --info --json >"$tmp/info.json" || { echo "FAIL: speed --info"; exit 1; }
+args=$("$PY" - "$tmp/info.json" <<'EOF'
+import json, sys
+names = json.load(open(sys.argv[1]))["ciphers"]
+pick = {}
+for n in names:  # one CBC name per family, else the family's first name
+    fam = n.split("-")[0]
+    if fam not in pick or (n.endswith("-cbc") and not pick[fam].endswith("-cbc")):
+        pick[fam] = n
+print(" ".join("--cipher " + n for n in sorted(pick.values())))
+EOF
+) || { echo "FAIL: speed --info --json is not valid JSON"; exit 1; }
+[ -n "$args" ] || { echo "FAIL: fastblock lists no cipher"; exit 1; }
+
+# shellcheck disable=SC2086 # the argument list splits on purpose
+"$FB" speed --peers --json --quiet --seconds 0.05 --size 16 --size 64 $args >"$tmp/timed.json"
+rc_timed=$?
+"$FB" speed --check-only --peers --json --quiet >"$tmp/check.json"
+rc_check=$?
+
+"$PY" - "$tmp/timed.json" "$rc_timed" "$tmp/check.json" "$rc_check" <<'EOF'
+import json, sys
+
+REQUIRED = ("library", "version", "impl", "cipher", "op", "size", "streams", "status",
+            "mb_per_s", "cycles_per_byte", "cycles_per_block", "key_setup_cycles")
+FIGURES = ("mb_per_s", "cycles_per_byte", "cycles_per_block")
+failures = []
+
+def load(path, what):
+    try:
+        rows = json.load(open(path))
+    except ValueError as e:
+        failures.append("%s: not valid JSON (%s)" % (what, e))
+        return None
+    if not isinstance(rows, list):
+        failures.append("%s: not a JSON array" % what)
+        return None
+    return rows
+
+def check(rows, rc, what, timed):
+    bad = 0
+    for r in rows:
+        missing = [k for k in REQUIRED if k not in r]
+        if missing:
+            failures.append("%s: row without %s: %r" % (what, ", ".join(missing), r))
+            continue
+        if r["status"] != "ok":
+            bad += 1
+            failures.append("%s: %s %s %s %s: %s (%s)" % (what, r["library"], r["impl"], r["cipher"],
+                                                       r["op"], r["status"], r.get("error", "")))
+        elif timed:
+            for k in FIGURES:
+                if not isinstance(r[k], (int, float)) or r[k] < 0:
+                    failures.append("%s: %s has no figure %s" % (what, r, k))
+    if (rc == 0) != (bad == 0) or rc not in (0, 1):
+        failures.append("%s: exit status %d with %d bad rows" % (what, rc, bad))
+
+timed = load(sys.argv[1], "timed run")
+check_rows = load(sys.argv[3], "check run")
+if timed is not None:
+    check(timed, int(sys.argv[2]), "timed run", True)
+    if not any(r.get("library") == "fastblock" and r.get("impl") == "default" and r.get("mb_per_s")
+               for r in timed):
+        failures.append("timed run: no timed fastblock row")
+if check_rows is not None:
+    check(check_rows, int(sys.argv[4]), "check run", False)
+    libs = sorted({r["library"] for r in check_rows if r.get("library") != "fastblock"})
+    n = len([r for r in check_rows if r.get("library") != "fastblock"])
+    print("peers checked against fastblock: %s (%d cipher/mode/direction cases)" % (", ".join(libs) or "none built in", n))
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
+EOF
