@@ -97,8 +97,13 @@ typedef struct fb_options {
 /* ---- Contexts ------------------------------------------------------------ */
 
 #define FB_CTX_SIZE 32768
+#ifdef __cplusplus
+#define FB_ALIGN64 alignas(64)
+#else
+#define FB_ALIGN64 _Alignas(64)
+#endif
 typedef struct fb_ctx {
-	_Alignas(64) unsigned char opaque[FB_CTX_SIZE];
+	FB_ALIGN64 unsigned char opaque[FB_CTX_SIZE];
 } fb_ctx;
 
 enum fb_direction { FB_DECRYPT = 0, FB_ENCRYPT = 1 };

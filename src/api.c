@@ -215,7 +215,8 @@ static int set_keys(fb_ctx *ctx, fb_state *s, const uint8_t *key, size_t key_len
 	if (rc)
 		return rc;
 	s->ks_par = kp;
-	if (s->ser == s->par) {
+	/* Kernels that share a key-schedule format (same setkey) share one schedule. */
+	if (s->ser == s->par || s->ser->setkey == s->par->setkey) {
 		s->ks_ser = kp;
 		kt = base + FB_KS_AREA2;
 	} else {
@@ -370,6 +371,8 @@ static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *t
 	if (!in_len || in_len % bs)
 		return FB_ERR_DATA_LENGTH;
 	uint8_t blk[16];
+	if (bs > sizeof blk) /* cannot happen; tells the compiler the bound */
+		return FB_ERR_ARGUMENT;
 	s->par->decrypt(s->ks_par, blk, in + in_len - bs, 1);
 	if (s->mode == FB_CBC)
 		fb_xor(blk, blk, in_len > bs ? in + in_len - 2 * bs : s->iv, bs);

@@ -64,6 +64,11 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *      inside one call. ctr[] is advanced by nblocks on return.
  *    cbc_dec() decrypts nblocks in CBC mode with chaining value iv[],
  *      which is updated to the last ciphertext block on return.
+ *    cbc_enc() the same for CBC encryption (a serial kernel's hook: keys
+ *      stay in registers across blocks).
+ *    xts_enc()/xts_dec() run XTS over whole blocks; tweak[] is the
+ *      encrypted tweak of the first block and is advanced past the last
+ *      (ciphertext stealing stays in the mode layer).
  */
 typedef struct fb_kernel {
 	const char *name;     /* "des/table", "aes/aesni", ... */
@@ -81,6 +86,12 @@ typedef struct fb_kernel {
 		      uint8_t *ctr);
 	void (*cbc_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *iv);
+	void (*cbc_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			uint8_t *iv);
+	void (*xts_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			uint8_t *tweak);
+	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			uint8_t *tweak);
 } fb_kernel;
 
 /* Each family lists its implementations, NULL-terminated, in order of
@@ -107,20 +118,33 @@ int fb_kernel_supported(const fb_kernel *k);
 
 /* ---- Byte helpers ------------------------------------------------------- */
 
+/* On little-endian hosts the loads and stores are single moves (memcpy);
+ * GCC otherwise assembles them from bytes, which also defeats store-to-load
+ * forwarding between consecutive blocks. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FB_LE 1
+#else
+#define FB_LE 0
+#endif
+
 static inline uint32_t fb_load32_le(const uint8_t *p)
 {
+	if (FB_LE) { uint32_t v; memcpy(&v, p, 4); return v; }
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static inline uint32_t fb_load32_be(const uint8_t *p)
 {
+	if (FB_LE) { uint32_t v; memcpy(&v, p, 4); return __builtin_bswap32(v); }
 	return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
 }
 static inline void fb_store32_le(uint8_t *p, uint32_t v)
 {
+	if (FB_LE) { memcpy(p, &v, 4); return; }
 	p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
 static inline void fb_store32_be(uint8_t *p, uint32_t v)
 {
+	if (FB_LE) { v = __builtin_bswap32(v); memcpy(p, &v, 4); return; }
 	p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
 }
 static inline uint64_t fb_load64_be(const uint8_t *p)

@@ -335,6 +335,7 @@ const fb_kernel fb_aes_aesni = {
 	.decrypt = fb_aes_ni_decrypt,
 	.ctr32 = fb_aes_ni_ctr32,
 	.cbc_dec = fb_aes_ni_cbc_dec,
+	.cbc_enc = fb_aes_ni_cbc_enc,
 };
 
 #endif /* FB_X86 */

@@ -275,6 +275,7 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.decrypt = decrypt,
 	.ctr32 = ctr32,
 	.cbc_dec = cbc_dec,
+	.cbc_enc = fb_aes_ni_cbc_enc,
 };
 
 #endif /* FB_X86 */

@@ -396,6 +396,9 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.decrypt = decrypt,
 	.ctr32 = ctr32,
 	.cbc_dec = cbc_dec,
+	.cbc_enc = fb_aes_ni_cbc_enc,
+	.xts_enc = fb_aes_vaes512_xts_enc,
+	.xts_dec = fb_aes_vaes512_xts_dec,
 };
 
 #endif /* FB_X86 */

@@ -26,11 +26,11 @@ void fb_aes_ni_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t nbl
 		     uint8_t *ctr);
 void fb_aes_ni_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
-/* Serial CBC encryption (no hook in fb_kernel for it yet). */
+/* Serial CBC encryption: the cbc_enc hook of the x86 kernels. */
 void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
 /* XTS over whole blocks with the 512-bit VAES kernel (needs its CPU
- * features plus VPCLMULQDQ); tweak[] is advanced. No fb_kernel hook yet. */
+ * features plus VPCLMULQDQ); tweak[] is advanced (the xts hooks). */
 void fb_aes_vaes512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			    uint8_t *tweak);
 void fb_aes_vaes512_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

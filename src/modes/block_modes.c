@@ -36,6 +36,10 @@ static void cbc_encrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
 	uint8_t x[16];
+	if (s->ser->cbc_enc) {
+		s->ser->cbc_enc(s->ks_ser, out, in, n, s->iv);
+		return;
+	}
 	for (size_t i = 0; i < n; i++, in += bs, out += bs) {
 		fb_xor(x, in, s->iv, bs);
 		ser_encrypt1(s, out, x);
@@ -126,6 +130,12 @@ static void xts_mul_alpha(uint8_t t[16])
 
 static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
+	void (*fused)(const void *, uint8_t *, const uint8_t *, size_t, uint8_t *) =
+		s->encrypt ? s->par->xts_enc : s->par->xts_dec;
+	if (fused) {
+		fused(s->ks_par, out, in, n, s->iv);
+		return;
+	}
 	uint8_t tmp[FB_CHUNK], t[16];
 	while (n) {
 		size_t m = n < FB_CHUNK / 16 ? n : FB_CHUNK / 16;
@@ -193,6 +203,19 @@ static void next_keystream(fb_state *s)
 	s->pos = 0;
 }
 
+/* Whole blocks of OFB (either way) or CFB encryption: a serial chain of
+ * one-block encryptions, XORed a word at a time. */
+static void serial_stream_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	for (size_t i = 0; i < n; i++, in += bs, out += bs) {
+		ser_encrypt1(s, s->ksb, s->iv);
+		fb_xor(out, in, s->ksb, bs);
+		memcpy(s->iv, s->mode == FB_OFB ? s->ksb : out, bs);
+	}
+	fb_wipe(s->ksb, sizeof s->ksb);
+}
+
 static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
@@ -227,6 +250,8 @@ void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 			ctr_blocks(s, out, in, n);
 		} else if (n && s->mode == FB_CFB && !s->encrypt) {
 			cfb_decrypt_blocks(s, out, in, n);
+		} else if (n) {
+			serial_stream_blocks(s, out, in, n);
 		} else {
 			next_keystream(s);
 			continue;

@@ -402,6 +402,90 @@ TF_AVX512 static void tf512_cbc_dec(const void *ks, uint8_t *out, const uint8_t 
 	_mm_storeu_si128((__m128i *)iv, _mm512_castsi512_si128(prev));
 }
 
+/* XTS (IEEE 1619): block i is E(P_i ^ T_i) ^ T_i with T_i = T * alpha^i in
+ * GF(2^128), little-endian. Tweaks are made four at a time (one per 128-bit
+ * lane) and advanced by alpha^4 with shifts; the reduction of the four bits
+ * shifted out is a carry-less product by 0x87 done as shifted XORs. */
+static inline void tf_xts_alpha(uint64_t *lo, uint64_t *hi)
+{
+	uint64_t c = *hi >> 63;
+	*hi = *hi << 1 | *lo >> 63;
+	*lo = *lo << 1 ^ (0x87 & (0 - c));
+}
+
+TF_AVX512 TF_INLINE __m512i tf_xts_alpha4(__m512i t)
+{
+	__m512i c = _mm512_shuffle_epi32(_mm512_srli_epi64(t, 60), 0x4E); /* swap qwords */
+	__m512i red = _mm512_ternarylogic_epi64(_mm512_slli_epi64(c, 7), _mm512_slli_epi64(c, 2),
+						_mm512_slli_epi64(c, 1), 0x96);
+	/* low qwords take the reduction of the high qword's top bits; high
+	 * qwords take the low qword's top bits as they are */
+	__m512i m = _mm512_mask_xor_epi64(c, 0x55, red, c);
+	return _mm512_xor_si512(_mm512_slli_epi64(t, 4), m);
+}
+
+/* One XTS step of m <= 32 ns blocks with tweaks t4 (blocks 0..3) onwards;
+ * returns the tweaks of the 32 ns blocks that follow. */
+TF_AVX512 TF_INLINE __m512i tf_xts_step(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in,
+					size_t m, int ns, int dec, __m512i t4)
+{
+	__m512i v[16], x[16];
+	tf_load(v, in, m, ns);
+	#pragma GCC unroll 16
+	for (int j = 0; j < 8 * ns; j++) {
+		x[j] = t4;
+		v[j] = _mm512_xor_si512(v[j], t4);
+		t4 = tf_xts_alpha4(t4);
+	}
+	tf_transpose_all(v, ns);
+	tf_crypt_words(ks, v, ns, dec);
+	tf_transpose_all(v, ns);
+	#pragma GCC unroll 16
+	for (int j = 0; j < 8 * ns; j++)
+		v[j] = _mm512_xor_si512(v[j], x[j]);
+	tf_store(out, v, m, ns);
+	return t4;
+}
+
+TF_AVX512 TF_INLINE void tf_xts(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+				uint8_t *tweak, int dec)
+{
+	uint64_t lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8), t[8];
+	for (int i = 0; i < 4; i++) {
+		t[2 * i] = lo;
+		t[2 * i + 1] = hi;
+		tf_xts_alpha(&lo, &hi);
+	}
+	__m512i t4 = _mm512_loadu_si512(t);
+	for (; n >= 64; n -= 64, in += 1024, out += 1024)
+		t4 = tf_xts_step(ks, out, in, 64, 2, dec, t4);
+	_mm_storeu_si128((__m128i *)tweak, _mm512_castsi512_si128(t4));
+	if (n) {
+		if (n > 32)
+			tf_xts_step(ks, out, in, n, 2, dec, t4);
+		else
+			tf_xts_step(ks, out, in, n, 1, dec, t4);
+		lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8);
+		for (size_t i = 0; i < n; i++)
+			tf_xts_alpha(&lo, &hi);
+		fb_store64_le(tweak, lo);
+		fb_store64_le(tweak + 8, hi);
+	}
+	fb_wipe(t, sizeof t);
+}
+
+TF_AVX512 static void tf512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n,
+				    uint8_t *tweak)
+{
+	tf_xts(ks, out, in, n, tweak, 0);
+}
+
+TF_AVX512 static void tf512_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n,
+				    uint8_t *tweak)
+{
+	tf_xts(ks, out, in, n, tweak, 1);
+}
+
 /* ---- key setup ------------------------------------------------------------ */
 
 
@@ -583,6 +667,8 @@ const fb_kernel fb_twofish_avx512_gfni_ct = {
 	.decrypt = tf512ct_decrypt,
 	.ctr32 = tf512_ctr32,
 	.cbc_dec = tf512_cbc_dec,
+	.xts_enc = tf512_xts_enc,
+	.xts_dec = tf512_xts_dec,
 };
 
 /* ---- twofish/avx512-gfni: short inputs by tables ----------------------------- */
@@ -674,6 +760,55 @@ TF_AVX512 static void tf512_cbc_dec_tab(const void *ksp, uint8_t *out, const uin
 		tf512_cbc_dec(&((const twofish_vperm_tab_ks *)ksp)->v, out, in, n, iv);
 }
 
+/* XTS of n < TF512_SHORT blocks by tables. */
+static void tf512_xts_short(const twofish_vperm_tab_ks *ks, uint8_t *out, const uint8_t *in,
+			    size_t n, uint8_t *tweak, int dec)
+{
+	uint64_t lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8);
+	uint8_t x[16 * TF512_SHORT] = { 0 }, t[16 * TF512_SHORT];
+	for (size_t i = 0; i < n; i++) {
+		fb_store64_le(t + 16 * i, lo);
+		fb_store64_le(t + 16 * i + 8, hi);
+		tf_xts_alpha(&lo, &hi);
+	}
+	for (size_t i = 0; i < 16 * n; i++)
+		x[i] = in[i] ^ t[i];
+	if (dec)
+		fb_twofish_table_decrypt(&ks->t, x, x, n);
+	else
+		fb_twofish_table_encrypt(&ks->t, x, x, n);
+	for (size_t i = 0; i < 16 * n; i++)
+		out[i] = x[i] ^ t[i];
+	fb_store64_le(tweak, lo);
+	fb_store64_le(tweak + 8, hi);
+	fb_wipe(x, sizeof x);
+}
+
+TF_AVX512 static void tf512_xts_enc_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
+					uint8_t *tweak)
+{
+	const twofish_vperm_tab_ks *ks = ksp;
+	if (n < TF512_SHORT)
+		tf512_xts_short(ks, out, in, n, tweak, 0);
+	else
+		tf_xts(&ks->v, out, in, n, tweak, 0);
+}
+
+TF_AVX512 static void tf512_xts_dec_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
+					uint8_t *tweak)
+{
+	const twofish_vperm_tab_ks *ks = ksp;
+	if (n < TF512_SHORT)
+		tf512_xts_short(ks, out, in, n, tweak, 1);
+	else
+		tf_xts(&ks->v, out, in, n, tweak, 1);
+}
+
+static void tf512_cbc_enc_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	fb_twofish_table_cbc_enc(&((const twofish_vperm_tab_ks *)ksp)->t, out, in, n, iv);
+}
+
 const fb_kernel fb_twofish_avx512_gfni = {
 	.name = "twofish/avx512-gfni",
 	.family = "twofish",
@@ -688,6 +823,9 @@ const fb_kernel fb_twofish_avx512_gfni = {
 	.decrypt = tf512_decrypt,
 	.ctr32 = tf512_ctr32_tab,
 	.cbc_dec = tf512_cbc_dec_tab,
+	.cbc_enc = tf512_cbc_enc_tab,
+	.xts_enc = tf512_xts_enc_tab,
+	.xts_dec = tf512_xts_dec_tab,
 };
 
 #endif /* FB_X86 */
