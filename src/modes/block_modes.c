@@ -203,11 +203,42 @@ static void next_keystream(fb_state *s)
 	s->pos = 0;
 }
 
+/* OFB and CFB encryption through a kernel's fused CBC encryption, which
+ * keeps the round keys in registers across the chain:
+ *  - the OFB keystream is the CBC encryption of zero blocks;
+ *  - the CFB keystream O(i+1) = E(P(i) ^ O(i)) is the CBC encryption of
+ *    the plaintext shifted by one block, chained from O(0) = E(IV). */
+static void stream_via_cbc(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	uint8_t tmp[FB_CHUNK];
+	while (n) {
+		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		if (s->mode == FB_OFB) {
+			memset(tmp, 0, m * bs);
+			s->ser->cbc_enc(s->ks_ser, tmp, tmp, m, s->iv);
+		} else {
+			ser_encrypt1(s, tmp, s->iv);
+			memcpy(s->iv, tmp, bs);
+			s->ser->cbc_enc(s->ks_ser, tmp + bs, in, m - 1, s->iv);
+		}
+		fb_xor(out, in, tmp, m * bs);
+		if (s->mode == FB_CFB)
+			memcpy(s->iv, out + (m - 1) * bs, bs);
+		in += m * bs, out += m * bs, n -= m;
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
 /* Whole blocks of OFB (either way) or CFB encryption: a serial chain of
  * one-block encryptions, XORed a word at a time. */
 static void serial_stream_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
+	if (s->ser->cbc_enc) {
+		stream_via_cbc(s, out, in, n);
+		return;
+	}
 	for (size_t i = 0; i < n; i++, in += bs, out += bs) {
 		ser_encrypt1(s, s->ksb, s->iv);
 		fb_xor(out, in, s->ksb, bs);
@@ -216,9 +247,36 @@ static void serial_stream_blocks(fb_state *s, uint8_t *out, const uint8_t *in, s
 	fb_wipe(s->ksb, sizeof s->ksb);
 }
 
+/* CFB8 decryption in parallel: the shift register before byte k is the
+ * last block of (register || ciphertext[0..k)), all known in advance, so
+ * one batch encrypts every register of a chunk at once. */
+static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	unsigned bs = s->bs;
+	uint8_t tmp[FB_CHUNK], stream[FB_CHUNK / 8 + 16];
+	while (len) {
+		size_t m = len < FB_CHUNK / bs ? len : FB_CHUNK / bs;
+		memcpy(stream, s->iv, bs);
+		memcpy(stream + bs, in, m);
+		for (size_t k = 0; k < m; k++)
+			memcpy(tmp + k * bs, stream + k, bs);
+		memcpy(s->iv, stream + m, bs); /* before out (may be in) is written */
+		s->par->encrypt(s->ks_par, tmp, tmp, m);
+		for (size_t k = 0; k < m; k++)
+			out[k] = stream[bs + k] ^ tmp[k * bs];
+		in += m, out += m, len -= m;
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
 static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
+	/* Worth a batch only when the parallel kernel is wide. */
+	if (!s->encrypt && len >= 16 && s->par->batch > 1) {
+		cfb8_decrypt_parallel(s, out, in, len);
+		return;
+	}
 	for (size_t i = 0; i < len; i++) {
 		ser_encrypt1(s, s->ksb, s->iv);
 		uint8_t c = s->encrypt ? (uint8_t)(in[i] ^ s->ksb[0]) : in[i];
