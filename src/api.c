@@ -155,7 +155,7 @@ static const char *forced_name(const fb_family *fam, const fb_options *opt, char
 {
 	if (opt && opt->impl)
 		return opt->impl;
-	const char *env = getenv("FASTBLOCK_IMPL");
+	const char *env = fb_env_impl();
 	size_t flen = strlen(fam->name);
 	while (env && *env) {
 		const char *end = strchr(env, ',');

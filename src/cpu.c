@@ -74,6 +74,19 @@ uint32_t fb_cpu_features(void)
 	return f;
 }
 
+const char *fb_env_impl(void)
+{
+	/* Read once, like the CPU features: fb_init runs per key and getenv
+	 * walks the whole environment. */
+	static const char *_Atomic cached;
+	static _Atomic int known;
+	if (!atomic_load_explicit(&known, memory_order_acquire)) {
+		atomic_store_explicit(&cached, getenv("FASTBLOCK_IMPL"), memory_order_relaxed);
+		atomic_store_explicit(&known, 1, memory_order_release);
+	}
+	return atomic_load_explicit(&cached, memory_order_relaxed);
+}
+
 static const char *const feature_names[] = {
 	"sse2", "ssse3", "sse4.1", "aesni", "pclmul", "avx", "avx2", "bmi2",
 	"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512vbmi2",

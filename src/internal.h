@@ -39,6 +39,8 @@ enum {
  * environment variable FASTBLOCK_CPU_MASK (hex) if set, so tests can pretend
  * a feature is absent. */
 uint32_t fb_cpu_features(void);
+/* The environment variable FASTBLOCK_IMPL, read once (NULL if unset). */
+const char *fb_env_impl(void);
 /* Names of the feature bits set in f, space separated, into buf. */
 void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
 
