@@ -23,7 +23,12 @@
  *   t3  minimise the number of three-input gates (one vpternlogd each);
  *   l2  minimise the number of two-input gates after expanding each LUT3
  *       into its cheapest and/or/xor/andnot subcircuit (exhaustive, at most
- *       4 gates), then print that expansion ("# L2" section).
+ *       4 gates), then print that expansion ("# L2" section);
+ *   d2  circuits of depth two (every output one gate over the inputs and
+ *       first-level gates): list each output's ways F(x_i, x_j, g) and
+ *       F(x_i, g1, g2), pick ways sharing first-level gates by randomized
+ *       greedy cover; then print the two-input expansion with each LUT3
+ *       expanded for the least depth ("# L2" section).
  *
  * Usage: serpent_sbox_search t3|l2|d2 SBOX RESTARTS SEED
  *   SBOX 0-7: S0-S7, 8-15: SI0-SI7.  Output: one line per gate,
@@ -196,6 +201,73 @@ static fn apply_op(int k, fn x, fn y)
 	case 3: return (fn)~(x | y);
 	default: return x ^ y;
 	}
+}
+
+/* Expansion of a LUT3 gate for the lowest depth (then fewest gates), its
+ * inputs arriving at depths ind[0..2]: depth-first over at most 4 gates. */
+static int md_best_d, md_best_n, md_n, md_dep[8], md_a[8], md_b[8], md_op[8];
+static int md_ba[8], md_bb[8], md_bop[8];
+static uint8_t md_l[8];
+static void mindepth_dfs(uint8_t want, uint8_t o, int maxg)
+{
+	int last = md_n - 1;
+	uint8_t x = md_l[last];
+	if (md_n > 3 && ((x & o) == (want & o) || ((uint8_t)~x & o) == (want & o))) {
+		int d = md_dep[last];
+		if (d < md_best_d || (d == md_best_d && md_n < md_best_n)) {
+			md_best_d = d; md_best_n = md_n;
+			memcpy(md_ba, md_a, sizeof md_a); memcpy(md_bb, md_b, sizeof md_b);
+			memcpy(md_bop, md_op, sizeof md_op);
+		}
+		return;
+	}
+	if (md_n - 3 == maxg) return;
+	for (int a = 0; a < md_n; a++)
+		for (int b = a + 1; b < md_n; b++) {
+			int d = 1 + (md_dep[a] > md_dep[b] ? md_dep[a] : md_dep[b]);
+			if (d > md_best_d) continue;
+			uint8_t u = md_l[a], v = md_l[b];
+			uint8_t g[5] = {u & v, u & (uint8_t)~v, (uint8_t)~u & v, (uint8_t)~(u | v), u ^ v};
+			for (int k = 0; k < 5; k++) {
+				md_l[md_n] = g[k]; md_dep[md_n] = d;
+				md_a[md_n] = a; md_b[md_n] = b; md_op[md_n] = k;
+				md_n++;
+				mindepth_dfs(want, o, maxg);
+				md_n--;
+			}
+		}
+}
+
+/* Prints the expansion of gate (in[0..2] -> t) into 2-input gates over the
+ * signal list l2/d2 (n2 entries); returns the index of the result. */
+static int emit_mindepth(fn t, const int *in, fn *l2, int *dep, int *n2)
+{
+	fn p[3] = {l2[in[0]], l2[in[1]], l2[in[2]]};
+	uint8_t l = lut_of(t, p, 3), o = occurring(p, 3);
+	md_n = 3;
+	md_l[0] = 0xaa; md_l[1] = 0xcc; md_l[2] = 0xf0;
+	for (int k = 0; k < 3; k++) md_dep[k] = dep[in[k]];
+	md_best_d = 99; md_best_n = 99;
+	/* a gate that is one of its inputs (up to polarity) costs nothing */
+	for (int k = 0; k < 3; k++)
+		if (canon(p[k]) == canon(t)) return in[k];
+	mindepth_dfs(l, o, 4);
+	if (md_best_d == 99) { printf("EXPANSION FAILED\n"); exit(1); }
+	int map[8] = {in[0], in[1], in[2]};
+	fn rv[8] = {p[0], p[1], p[2]};
+	for (int j = 3; j < md_best_n; j++) {
+		rv[j] = apply_op(md_bop[j], rv[md_ba[j]], rv[md_bb[j]]);
+		fn v = canon(rv[j]);
+		int found = -1;
+		for (int q = 0; q < *n2; q++)
+			if (l2[q] == v) found = q;
+		if (found >= 0) { map[j] = found; continue; }
+		l2[*n2] = v;
+		dep[*n2] = 1 + (dep[map[md_ba[j]]] > dep[map[md_bb[j]]] ? dep[map[md_ba[j]]] : dep[map[md_bb[j]]]);
+		printf("%d: %d %d -> %04x\n", *n2, map[md_ba[j]], map[md_bb[j]], v);
+		map[j] = (*n2)++;
+	}
+	return map[md_best_n - 1];
 }
 
 /* one gate away: some K-subset of S determines t; returns subset in idx */
@@ -574,13 +646,39 @@ static int depth2(long restarts)
 			printf("%d: %d %d %d -> %04x\n", idx[g], l1in[g][0], l1in[g][1], l1in[g][2], l1[g]);
 		}
 	}
+	int gin[16][3], ng = 0;
+	fn gt[16];
 	for (int t = 0; t < 4; t++) {
 		way *w = &ways[t][bestw[t]];
-		printf("%d:", n++);
-		for (int k = 0; k < w->nx; k++) printf(" %d", w->x[k]);
-		for (int k = 0; k < w->ng; k++) printf(" %d", idx[w->g[k]]);
-		printf(" -> %04x y%d\n", tgt[t], t);
+		for (int k = 0; k < w->ng; k++) {
+			int g = w->g[k];
+			if (idx[g] != 4 + ng) continue;
+			memcpy(gin[ng], l1in[g], sizeof gin[ng]);
+			gt[ng++] = l1[g];
+		}
 	}
+	for (int t = 0; t < 4; t++) {
+		way *w = &ways[t][bestw[t]];
+		int k = 0;
+		printf("%d:", n++);
+		for (int i = 0; i < w->nx; i++) { printf(" %d", w->x[i]); gin[ng][k++] = w->x[i]; }
+		for (int i = 0; i < w->ng; i++) { printf(" %d", idx[w->g[i]]); gin[ng][k++] = idx[w->g[i]]; }
+		printf(" -> %04x y%d\n", tgt[t], t);
+		gt[ng++] = tgt[t];
+	}
+	/* the same circuit in two-input gates, each LUT3 expanded for depth */
+	fn l2[256];
+	int dep[256], n2 = 4, map[16 + 4];
+	for (int i = 0; i < 4; i++) { l2[i] = x[i]; dep[i] = 0; map[i] = i; }
+	printf("# L2\n");
+	for (int g = 0; g < ng; g++) {
+		int in[3] = {map[gin[g][0]], map[gin[g][1]], map[gin[g][2]]};
+		map[4 + g] = emit_mindepth(gt[g], in, l2, dep, &n2);
+	}
+	int maxd = 0;
+	for (int t = 0; t < 4; t++)
+		if (dep[map[4 + ng - 4 + t]] > maxd) maxd = dep[map[4 + ng - 4 + t]];
+	printf("# L2 gates=%d depth=%d\n", n2 - 4, maxd);
 	return 0;
 }
 

@@ -20,7 +20,11 @@ tool written for this project) and pasted below as data:
   T3 - fewest three-input gates, one vpternlogd each (7 or 8 per S-box),
        for throughput;
   D2 - three-input gates at depth two (8 to 10 per S-box), for latency;
-  L2 - two-input gates, one and/or/xor/andnot each (for AVX2 and scalar C).
+  L2 - fewest two-input gates, one and/or/xor/andnot each (for AVX2 and
+       scalar C);
+  L2D - two-input gates from the D2 circuits, each three-input gate expanded
+       for the least depth (4 to 5), for scalar single-block encryption
+       (S0..S7 only: serial modes never run the inverse S-boxes).
 A circuit is a list of gates "a,b[,c]:tt": the gate reads signals a, b, c
 (0..3 are x0..x3, gate k of the list is signal 4 + k) and computes the
 16-bit truth table tt over the 16 input nibbles (bit v = value at input
@@ -67,8 +71,8 @@ def phi32():
 T3 = {
     # 7 gates: t3 0 6000 11
     'S0': '0,1,3:3366 0,2,4:c396 4,3,0:66cc 0,1,3:88ee 5,6,7:ad32 5,6,7:e64a 4,8,9:9764',
-    # 8 gates: t3 1 6000 11
-    'S1': '0,1,3:11ee 0,2,4:4bb4 1,2,4:c1c2 0,4,6:d16c 0,1,6:8586 1,7,8:9ca6 0,7,9:6740 5,8,10:a972',
+    # 7 gates: t3 1 30000 23
+    'S1': '0,1,2:b4b4 0,3,4:4bb4 0,1,3:ccaa 0,1,5:2dd2 4,6,7:a972 4,6,7:9ca6 4,6,7:d16c',
     # 7 gates: t3 2 6000 11
     'S2': '0,2,3:5fa0 1,2,4:639c 0,1,4:7546 1,5,6:da16 0,1,3:3366 4,7,8:4da6 4,7,8:a4d6',
     # 8 gates: d2 3 20000 5
@@ -165,6 +169,24 @@ L2 = {
     'SI6': '1,3:33cc 0,2:5050 4,5:639c 2,0:0a0a 3,7:f50a 6,8:6108 2,9:91f8 1,10:80c8 8,11:75c2 1,12:880c 10,13:19f4 12,14:7df6 1,6:af50 15,16:d2a6',
     # 16 gates: l2 15 6000 11
     'SI7': '0,3:aa00 3,2:fff0 4,5:55f0 1,6:ddfc 2,7:2d0c 0,3:ffaa 8,9:d2a6 3,10:ffa6 1,11:336a 2,6:50f0 12,13:639a 6,10:d7f6 3,15:28f6 14,16:4308 6,17:16f8 14,16:4b6c',
+}
+L2D = {
+    # 21 gates: d2 0 20000 5
+    'S0': '0,1:2222 3,4:dd22 0,1:8888 0,1:eeee 3,6:7700 7,8:88ee 0,1:4444 0,3:aa00 10,11:ee44 0,1:6666 0,2:0a0a 13,14:6464 1,2:0c0c 3,16:f300 2,9:7010 5,18:ad32 2,9:080e 12,20:e64a 15,17:9764 2,12:1eb4 5,23:c396',
+    # 20 gates: d2 1 20000 5
+    'S1': '0,1:2222 0,2:5a5a 4,5:7a7a 0,1:4444 3,4:dd22 7,8:9922 0,3:00aa 1,3:cc00 10,11:ccaa 2,7:b4b4 1,3:33cc 4,14:11cc 1,6:8484 6,9:1822 16,17:9ca6 2,12:3050 9,19:a972 3,13:4bb4 2,12:c0a0 15,22:d16c',
+    # 25 gates: d2 2 20000 5
+    'S2': '1,2:3c3c 3,4:c33c 0,2:5050 0,3:aa00 6,7:fa50 0,2:5a5a 0,3:ffaa 9,10:5a0a 0,1:2222 0,1:4444 2,12:f2f2 13,14:b6b6 0,1:6666 0,3:5500 16,17:2266 0,2:a0a0 5,19:639c 1,8:fedc 11,21:a4d6 3,15:4900 15,8:04a6 23,24:4da6 2,18:2060 18,8:fa76 26,27:da16',
+    # 19 gates: d2 3 20000 5
+    'S3': '0,2:5050 2,3:0ff0 4,5:0fa0 2,3:00f0 1,7:cc0c 0,1:2222 0,1:4444 3,9:ff22 10,11:bb66 0,1:8888 0,2:5a5a 13,14:5252 0,6:afaa 8,16:63a6 12,6:b4c6 3,12:bb00 15,19:e952 1,15:9e9e 6,21:913e',
+    # 20 gates: d2 4 20000 5
+    'S4': '0,1:6666 0,3:55aa 4,5:2244 0,2:5a5a 0,3:5500 7,8:0a5a 1,2:0c0c 1,2:3030 3,10:f300 11,12:c330 0,1:eeee 14,5:44aa 2,3:0ff0 6,16:2db4 0,9:aafa 13,18:69ca 6,9:2a5e 1,20:e692 1,2:fcfc 15,22:b856',
+    # 22 gates: d2 5 20000 5
+    'S5': '0,1:6666 0,3:55aa 4,5:77ee 0,1:8888 0,1:eeee 3,7:7788 8,9:6688 0,2:0a0a 0,2:5050 3,11:ff0a 12,13:af5a 0,1:4444 1,2:3c3c 15,16:7c7c 0,2:5a5a 6,18:2db4 3,14:ff5a 10,20:99d2 17,6:746c 3,22:8b6c 1,17:4c4c 14,24:e316',
+    # 24 gates: d2 6 20000 5
+    'S6': '0,2:fafa 1,4:3636 0,2:0a0a 0,2:5050 3,6:f500 7,8:f550 0,2:5a5a 3,10:a55a 2,3:00f0 1,12:cc3c 0,2:a0a0 2,3:fff0 14,15:5f50 3,5:3600 5,9:f776 17,18:c176 3,11:5a00 13,20:963c 0,13:2282 9,13:c410 22,23:e692 1,11:8448 1,16:dfdc 25,26:5b94',
+    # 27 gates: d2 7 20000 5
+    'S7': '0,2:fafa 2,3:0ff0 4,5:0af0 2,3:0f00 0,7:a5aa 0,1:8888 0,3:55aa 9,10:5522 0,1:2222 0,1:4444 3,12:dd00 13,14:9944 0,1:eeee 2,9:f8f8 16,17:1616 1,2:3c3c 13,19:3838 1,8:8488 6,21:8e78 2,11:5020 2,15:f9f4 23,24:a9d4 3,18:0016 3,20:c700 26,27:c716 0,6:0aa0 18,29:1cb6',
 }
 
 # ---- Checking and emitting --------------------------------------------------
@@ -326,6 +348,13 @@ def build_l2(name, text):
     return prog, outs, flip
 
 
+def l2_depth(prog, outs):
+    depth = [0] * 4
+    for _, a, b in prog:
+        depth.append(1 + max(depth[a], depth[b]))
+    return max(depth[k] for k in outs)
+
+
 def var(k):
     return 'x%d' % k if k < 4 else 'fb_s%d' % k
 
@@ -351,6 +380,7 @@ def emit(out):
       ' *   _L2(T, AND, OR, XOR, ANDN, ...): ANDN(a, b) = ~a & b.  Outputs whose bit\n'
       ' *     is set in _L2_FLIP come out complemented (the key schedule folds the\n'
       ' *     complement into the next round key).\n'
+      ' *   _L2D(...): the same, a shallower circuit (S0..S7 only), _L2D_FLIP.\n'
       ' * T is the word type of the temporaries.\n */\n\n')
     total3 = total2 = totald = 0
     for fam, data, depth in (('T3', T3, None), ('D2', D2, 2)):
@@ -369,17 +399,22 @@ def emit(out):
             w('/* %s: %d three-input gates%s */\n'
               % (name, len(prog), ', depth two' if depth else ''))
             w(macro(lines) + '\n')
-    for name in names:
-        prog, outs, flip = build_l2(name, L2[name])
-        total2 += len(prog)
-        lines = ['#define FB_SERPENT_%s_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do {' % name]
-        for k, (op, a, b) in enumerate(prog):
-            lines.append('\tT %s = %s(%s, %s);' % (var(4 + k), op, var(a), var(b)))
-        lines.append('\t' + ' '.join('x%d = %s;' % (j, var(k)) for j, k in enumerate(outs)))
-        lines.append('} while (0)')
-        w('/* %s: %d two-input gates */\n' % (name, len(prog)))
-        w('#define FB_SERPENT_%s_L2_FLIP 0x%xu\n' % (name, flip))
-        w(macro(lines) + '\n')
+    for fam, data in (('L2', L2), ('L2D', L2D)):
+        for name in names:
+            if name not in data:
+                continue
+            prog, outs, flip = build_l2(name, data[name])
+            if fam == 'L2':
+                total2 += len(prog)
+            lines = ['#define FB_SERPENT_%s_%s(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do {'
+                     % (name, fam)]
+            for k, (op, a, b) in enumerate(prog):
+                lines.append('\tT %s = %s(%s, %s);' % (var(4 + k), op, var(a), var(b)))
+            lines.append('\t' + ' '.join('x%d = %s;' % (j, var(k)) for j, k in enumerate(outs)))
+            lines.append('} while (0)')
+            w('/* %s: %d two-input gates, depth %d */\n' % (name, len(prog), l2_depth(prog, outs)))
+            w('#define FB_SERPENT_%s_%s_FLIP 0x%xu\n' % (name, fam, flip))
+            w(macro(lines) + '\n')
     w('/* Gates in all (16 S-boxes each): T3 %d, D2 %d, L2 %d. */\n\n' % (total3, totald, total2))
     w('#endif\n')
 

@@ -145,10 +145,14 @@ const fb_kernel *fb_kernel_at(size_t i)
 
 const fb_kernel *fb_kernel_by_name(const char *name)
 {
-	const fb_kernel *k;
-	for (size_t i = 0; (k = fb_kernel_at(i)); i++)
-		if (!strcasecmp(k->name, name))
-			return k;
+	/* Straight through the lists: this runs in fb_init when a kernel is forced. */
+	for (size_t f = 0; f < NFAM; f++) {
+		const fb_kernel *const *lists[2] = { families[f]->parallel, families[f]->serial };
+		for (int l = 0; l < 2; l++)
+			for (const fb_kernel *const *k = lists[l]; *k; k++)
+				if (!strcasecmp((*k)->name, name))
+					return *k;
+	}
 	return NULL;
 }
 

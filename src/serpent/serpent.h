@@ -13,7 +13,8 @@
 #include "serpent_tables.h"
 
 /*
- * One key schedule serves every kernel (see fb_serpent_setkey):
+ * One key-schedule layout serves every kernel; each key setup fills the
+ * arrays its kernel uses (see below):
  *   k  - the 33 round keys of the specification; the three-input (ternlog)
  *        circuits produce exact outputs and use these.
  *   ke - encryption keys for the two-input circuits: some of their S-box
@@ -26,15 +27,26 @@
  *   kl - round keys folded into the linear transformation for latency-bound
  *        code, see FB_SERPENT_LT_KEYED: kl[r] for r = 1..31 replaces
  *        "LT, then XOR k[r]" (kl[0] and kl[32] are unused).
+ *   ks - the same for the scalar one-block encryption with the shallow
+ *        two-input circuits (L2D): kl of k[r] ^ LT(flip of S_(r-1)) for
+ *        r = 1..31, ks[0] = k[0], ks[32] = k[32] ^ flip of S7.
  */
 typedef struct serpent_ks {
 	uint32_t k[33][4];
+	uint32_t kl[33][4];
+	/* serpent/avx512 stops here (its ks_size), the others use all */
 	uint32_t ke[33][4];
 	uint32_t kd[33][4];
-	uint32_t kl[33][4];
+	uint32_t ks[33][4];
 } serpent_ks;
 
+/* Bytes of serpent_ks that serpent/avx512 uses (k and kl). */
+#define FB_SERPENT_KS_EXACT_SIZE offsetof(serpent_ks, ke)
+
+/* Key setup for the two-input-circuit kernels (fills k, ke, kd, ks) and
+ * for the ternlog kernel (fills k, kl). */
 int fb_serpent_setkey(void *ks, const uint8_t *key, size_t keylen);
+int fb_serpent_setkey_exact(void *ks, const uint8_t *key, size_t keylen);
 
 /* The portable one-block functions (serpent_bitslice.c), used by the SIMD
  * kernels for single blocks. */

@@ -17,44 +17,115 @@
 #define ROL(x, n) fb_rotl32((x), (n))
 #define SHL(x, n) ((x) << (n))
 
-#define SBOX(name, x) FB_SERPENT_##name##_L2(uint32_t, AND, OR, XOR, ANDN, x[0], x[1], x[2], x[3])
+/* Output flip masks (bit j: output word j complemented) as four words. */
+#define FW(f) { 0u - ((f) & 1u), 0u - ((f) >> 1 & 1u), 0u - ((f) >> 2 & 1u), 0u - ((f) >> 3 & 1u) }
+static const uint32_t sbox_flip[8][4] = {
+	FW(FB_SERPENT_S0_L2_FLIP), FW(FB_SERPENT_S1_L2_FLIP), FW(FB_SERPENT_S2_L2_FLIP),
+	FW(FB_SERPENT_S3_L2_FLIP), FW(FB_SERPENT_S4_L2_FLIP), FW(FB_SERPENT_S5_L2_FLIP),
+	FW(FB_SERPENT_S6_L2_FLIP), FW(FB_SERPENT_S7_L2_FLIP),
+};
+static const uint32_t isbox_flip[8][4] = {
+	FW(FB_SERPENT_SI0_L2_FLIP), FW(FB_SERPENT_SI1_L2_FLIP), FW(FB_SERPENT_SI2_L2_FLIP),
+	FW(FB_SERPENT_SI3_L2_FLIP), FW(FB_SERPENT_SI4_L2_FLIP), FW(FB_SERPENT_SI5_L2_FLIP),
+	FW(FB_SERPENT_SI6_L2_FLIP), FW(FB_SERPENT_SI7_L2_FLIP),
+};
+static const uint32_t shallow_flip[8][4] = {
+	FW(FB_SERPENT_S0_L2D_FLIP), FW(FB_SERPENT_S1_L2D_FLIP), FW(FB_SERPENT_S2_L2D_FLIP),
+	FW(FB_SERPENT_S3_L2D_FLIP), FW(FB_SERPENT_S4_L2D_FLIP), FW(FB_SERPENT_S5_L2D_FLIP),
+	FW(FB_SERPENT_S6_L2D_FLIP), FW(FB_SERPENT_S7_L2D_FLIP),
+};
 
-/* S-box number s (0..7) on the words x; the number is public (round index). */
-static void sbox(unsigned s, uint32_t *x)
+/* Round key k in the form FB_SERPENT_LT_KEYED applies (see serpent.h). */
+static void fold_lt(uint32_t *out, const uint32_t *k)
 {
-	switch (s) {
-	case 0: SBOX(S0, x); break;
-	case 1: SBOX(S1, x); break;
-	case 2: SBOX(S2, x); break;
-	case 3: SBOX(S3, x); break;
-	case 4: SBOX(S4, x); break;
-	case 5: SBOX(S5, x); break;
-	case 6: SBOX(S6, x); break;
-	default: SBOX(S7, x); break;
+	out[0] = fb_rotr32(k[0], 5) ^ k[1] ^ k[3];
+	out[1] = fb_rotr32(k[1], 1);
+	out[2] = fb_rotr32(k[2], 22) ^ k[3] ^ (k[1] << 7);
+	out[3] = fb_rotr32(k[3], 7);
+}
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Where the round keys go: the exact ones and, per kernel, the forms with
+ * the two-input circuits' complements folded in (see serpent.h). */
+typedef struct {
+	serpent_ks *ks;
+	int exact_only;     /* serpent/avx512: k and kl; otherwise k, ke, kd, ks */
+	uint32_t lf[8][4];  /* LT of the output flips of S_s (L2) */
+	uint32_t ld[8][4];  /* the same for the shallow circuits (L2D) */
+} key_sink;
+
+/* Round key q (exact value y) into every array the kernel uses.  Written
+ * from registers: reading k[q] back as a vector right after four 32-bit
+ * stores would stall on store-to-load forwarding. */
+static ALWAYS_INLINE void emit_key(key_sink *t, int q, const uint32_t *y)
+{
+	serpent_ks *ks = t->ks;
+	uint32_t f[4];
+	memcpy(ks->k[q], y, 16);
+	if (t->exact_only) {
+		if (q > 0 && q < 32)
+			fold_lt(ks->kl[q], y);
+		return;
 	}
-}
-
-static const uint32_t sbox_flip[8] = {
-	FB_SERPENT_S0_L2_FLIP, FB_SERPENT_S1_L2_FLIP, FB_SERPENT_S2_L2_FLIP, FB_SERPENT_S3_L2_FLIP,
-	FB_SERPENT_S4_L2_FLIP, FB_SERPENT_S5_L2_FLIP, FB_SERPENT_S6_L2_FLIP, FB_SERPENT_S7_L2_FLIP,
-};
-static const uint32_t isbox_flip[8] = {
-	FB_SERPENT_SI0_L2_FLIP, FB_SERPENT_SI1_L2_FLIP, FB_SERPENT_SI2_L2_FLIP, FB_SERPENT_SI3_L2_FLIP,
-	FB_SERPENT_SI4_L2_FLIP, FB_SERPENT_SI5_L2_FLIP, FB_SERPENT_SI6_L2_FLIP, FB_SERPENT_SI7_L2_FLIP,
-};
-
-/* The flip mask f (bit j: output word j complemented) as four words. */
-static void flip_words(uint32_t f, uint32_t *w)
-{
+	if (q == 0) {
+		memcpy(ks->ke[0], y, 16);
+		memcpy(ks->ks[0], y, 16);
+	} else if (q == 32) {
+		for (int j = 0; j < 4; j++) {
+			ks->ke[32][j] = y[j] ^ sbox_flip[7][j];
+			ks->ks[32][j] = y[j] ^ shallow_flip[7][j];
+		}
+	} else {
+		for (int j = 0; j < 4; j++) {
+			ks->ke[q][j] = y[j] ^ t->lf[(q - 1) & 7][j];
+			f[j] = y[j] ^ t->ld[(q - 1) & 7][j];
+		}
+		fold_lt(ks->ks[q], f);
+	}
 	for (int j = 0; j < 4; j++)
-		w[j] = 0u - (f >> j & 1);
+		ks->kd[q][j] = y[j] ^ (q < 32 ? isbox_flip[q & 7][j] : 0);
 }
 
-int fb_serpent_setkey(void *ksv, const uint8_t *key, size_t keylen)
+/* Round key q from the prekey words a..d through S-box S (S_(3 - q mod 8)). */
+#define KS(q, S, s, a, b, c, d) do { \
+	uint32_t x0 = a, x1 = b, x2 = c, x3 = d; \
+	FB_SERPENT_##S##_L2(uint32_t, AND, OR, XOR, ANDN, x0, x1, x2, x3); \
+	uint32_t y_[4] = { x0 ^ sbox_flip[s][0], x1 ^ sbox_flip[s][1], \
+			   x2 ^ sbox_flip[s][2], x3 ^ sbox_flip[s][3] }; \
+	emit_key(t, q, y_); \
+} while (0)
+
+/* Keeps the compiler from reassociating x into a longer chain after it. */
+static inline uint32_t early(uint32_t x)
 {
-	serpent_ks *ks = ksv;
+#if defined(__GNUC__)
+	__asm__("" : "+r"(x));
+#endif
+	return x;
+}
+
+/* Prekey recurrence w[n+8] = rol(w[n] ^ w[n+3] ^ w[n+5] ^ w[n+7] ^ phi ^ n, 11)
+ * on a window of eight registers, the newest word XORed last: the chain
+ * from one word to the next is one XOR and one rotation (through memory,
+ * or reassociated, it would be several times longer). */
+#define W(a, b, c, d, n) a = fb_rotl32(early(a ^ b ^ c ^ (FB_SERPENT_PHI ^ (uint32_t)(n))) ^ d, 11)
+#define W8(n) do { \
+	W(r0, r3, r5, r7, n); W(r1, r4, r6, r0, (n) + 1); \
+	W(r2, r5, r7, r1, (n) + 2); W(r3, r6, r0, r2, (n) + 3); \
+	W(r4, r7, r1, r3, (n) + 4); W(r5, r0, r2, r4, (n) + 5); \
+	W(r6, r1, r3, r5, (n) + 6); W(r7, r2, r4, r6, (n) + 7); \
+} while (0)
+
+/* The 33 round keys of the specification, into the sink t (inlined into
+ * each key setup, so that t->exact_only is a constant there). */
+static ALWAYS_INLINE int round_keys(key_sink *t, const uint8_t *key, size_t keylen)
+{
 	uint8_t kb[32] = {0};
-	uint32_t w[140];
 
 	if (keylen < 1 || keylen > 32)
 		return FB_ERR_KEY_LENGTH;
@@ -62,43 +133,49 @@ int fb_serpent_setkey(void *ksv, const uint8_t *key, size_t keylen)
 	memcpy(kb, key, keylen);
 	if (keylen < 32)
 		kb[keylen] = 1;
-	for (int i = 0; i < 8; i++)
-		w[i] = fb_load32_le(kb + 4 * i);
-	for (unsigned i = 0; i < 132; i++)
-		w[i + 8] = fb_rotl32(w[i] ^ w[i + 3] ^ w[i + 5] ^ w[i + 7] ^ FB_SERPENT_PHI ^ i, 11);
-	for (unsigned i = 0; i < 33; i++) {
-		uint32_t x[4], f[4];
-		unsigned s = (3 - i) & 7;
-		memcpy(x, w + 8 + 4 * i, sizeof x);
-		sbox(s, x);
-		flip_words(sbox_flip[s], f);
-		for (int j = 0; j < 4; j++)
-			ks->k[i][j] = x[j] ^ f[j];
-	}
-	/* Fold the complemented outputs of the two-input circuits into the keys. */
-	memcpy(ks->ke, ks->k, sizeof ks->k);
-	memcpy(ks->kd, ks->k, sizeof ks->k);
-	for (unsigned r = 0; r < 32; r++) {
-		uint32_t f[4], g[4];
-		flip_words(sbox_flip[r & 7], f);
-		if (r < 31)
-			FB_SERPENT_LT(ROL, SHL, XOR3, f[0], f[1], f[2], f[3]);
-		flip_words(isbox_flip[r & 7], g);
-		for (int j = 0; j < 4; j++) {
-			ks->ke[r + 1][j] ^= f[j];
-			ks->kd[r][j] ^= g[j];
-		}
-	}
-	for (unsigned r = 1; r < 32; r++) {
-		const uint32_t *k = ks->k[r];
-		ks->kl[r][0] = fb_rotr32(k[0], 5) ^ k[1] ^ k[3];
-		ks->kl[r][1] = fb_rotr32(k[1], 1);
-		ks->kl[r][2] = fb_rotr32(k[2], 22) ^ k[3] ^ (k[1] << 7);
-		ks->kl[r][3] = fb_rotr32(k[3], 7);
-	}
+	uint32_t r0 = fb_load32_le(kb), r1 = fb_load32_le(kb + 4);
+	uint32_t r2 = fb_load32_le(kb + 8), r3 = fb_load32_le(kb + 12);
+	uint32_t r4 = fb_load32_le(kb + 16), r5 = fb_load32_le(kb + 20);
+	uint32_t r6 = fb_load32_le(kb + 24), r7 = fb_load32_le(kb + 28);
 	fb_wipe(kb, sizeof kb);
-	fb_wipe(w, sizeof w);
+	for (int n = 0; n < 128; n += 32) {
+		int q = n / 4;
+		W8(n);
+		KS(q, S3, 3, r0, r1, r2, r3); KS(q + 1, S2, 2, r4, r5, r6, r7);
+		W8(n + 8);
+		KS(q + 2, S1, 1, r0, r1, r2, r3); KS(q + 3, S0, 0, r4, r5, r6, r7);
+		W8(n + 16);
+		KS(q + 4, S7, 7, r0, r1, r2, r3); KS(q + 5, S6, 6, r4, r5, r6, r7);
+		W8(n + 24);
+		KS(q + 6, S5, 5, r0, r1, r2, r3); KS(q + 7, S4, 4, r4, r5, r6, r7);
+	}
+	W(r0, r3, r5, r7, 128); W(r1, r4, r6, r0, 129);
+	W(r2, r5, r7, r1, 130); W(r3, r6, r0, r2, 131);
+	KS(32, S3, 3, r0, r1, r2, r3);
 	return FB_OK;
+}
+
+/* Key setup of serpent/bitslice and serpent/avx2: k, ke, kd and ks. */
+int fb_serpent_setkey(void *ksv, const uint8_t *key, size_t keylen)
+{
+	key_sink t = { .ks = ksv, .exact_only = 0 };
+
+	/* LT of the output flips: what a complemented S-box output becomes
+	 * by the next key XOR. */
+	memcpy(t.lf, sbox_flip, sizeof t.lf);
+	memcpy(t.ld, shallow_flip, sizeof t.ld);
+	for (int s = 0; s < 8; s++) {
+		FB_SERPENT_LT(ROL, SHL, XOR3, t.lf[s][0], t.lf[s][1], t.lf[s][2], t.lf[s][3]);
+		FB_SERPENT_LT(ROL, SHL, XOR3, t.ld[s][0], t.ld[s][1], t.ld[s][2], t.ld[s][3]);
+	}
+	return round_keys(&t, key, keylen);
+}
+
+/* Key setup of serpent/avx512: k and kl (exact circuits only). */
+int fb_serpent_setkey_exact(void *ksv, const uint8_t *key, size_t keylen)
+{
+	key_sink t = { .ks = ksv, .exact_only = 1 };
+	return round_keys(&t, key, keylen);
 }
 
 /* Rounds on the words x0..x3 of one block (named by the caller). */
@@ -115,24 +192,33 @@ int fb_serpent_setkey(void *ksv, const uint8_t *key, size_t keylen)
 	fb_store32_le((p) + 8, x2); fb_store32_le((p) + 12, x3); \
 } while (0)
 
-/* One block: ER/DR are an encryption/decryption round on a0..a3. */
-#define ER(S, k) do { KX(k, a0, a1, a2, a3); SB(S, a0, a1, a2, a3); LT(a0, a1, a2, a3); } while (0)
+/* One block: DR is a decryption round on a0..a3. */
 #define DR(S, k) do { ILT(a0, a1, a2, a3); SB(S, a0, a1, a2, a3); KX(k, a0, a1, a2, a3); } while (0)
+
+/* One block, for serial modes: latency matters, so the shallow circuits and
+ * the key folded into the linear transformation (keys ks). */
+#define SBD(S) FB_SERPENT_##S##_L2D(uint32_t, AND, OR, XOR, ANDN, a0, a1, a2, a3)
+#define KW(j) kw_[j]
+#define LTK(kr) do { \
+	const uint32_t *kw_ = (kr); \
+	FB_SERPENT_LT_KEYED(ROL, SHL, XOR, XOR3, KW, a0, a1, a2, a3); \
+} while (0)
 
 static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 {
-	const uint32_t(*k)[4] = ks->ke;
+	const uint32_t(*k)[4] = ks->ks;
 	uint32_t a0, a1, a2, a3;
 
 	LOAD(a0, a1, a2, a3, in);
+	KX(k[0], a0, a1, a2, a3);
 	for (int r = 0; r < 24; r += 8) {
-		ER(S0, k[r]); ER(S1, k[r + 1]); ER(S2, k[r + 2]); ER(S3, k[r + 3]);
-		ER(S4, k[r + 4]); ER(S5, k[r + 5]); ER(S6, k[r + 6]); ER(S7, k[r + 7]);
+		SBD(S0); LTK(k[r + 1]); SBD(S1); LTK(k[r + 2]); SBD(S2); LTK(k[r + 3]);
+		SBD(S3); LTK(k[r + 4]); SBD(S4); LTK(k[r + 5]); SBD(S5); LTK(k[r + 6]);
+		SBD(S6); LTK(k[r + 7]); SBD(S7); LTK(k[r + 8]);
 	}
-	ER(S0, k[24]); ER(S1, k[25]); ER(S2, k[26]); ER(S3, k[27]);
-	ER(S4, k[28]); ER(S5, k[29]); ER(S6, k[30]);
-	KX(k[31], a0, a1, a2, a3);
-	SB(S7, a0, a1, a2, a3);
+	SBD(S0); LTK(k[25]); SBD(S1); LTK(k[26]); SBD(S2); LTK(k[27]);
+	SBD(S3); LTK(k[28]); SBD(S4); LTK(k[29]); SBD(S5); LTK(k[30]);
+	SBD(S6); LTK(k[31]); SBD(S7);
 	KX(k[32], a0, a1, a2, a3);
 	STORE(out, a0, a1, a2, a3);
 }

@@ -14,6 +14,7 @@
  *   _L2(T, AND, OR, XOR, ANDN, ...): ANDN(a, b) = ~a & b.  Outputs whose bit
  *     is set in _L2_FLIP come out complemented (the key schedule folds the
  *     complement into the next round key).
+ *   _L2D(...): the same, a shallower circuit (S0..S7 only), _L2D_FLIP.
  * T is the word type of the temporaries.
  */
 
@@ -29,17 +30,16 @@
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s5;      \
 } while (0)
 
-/* S1: 8 three-input gates */
+/* S1: 7 three-input gates */
 #define FB_SERPENT_S1_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x3, x0, x1, 0x1e);                     \
-	T fb_s5 = TERN(x0, x2, fb_s4, 0x69);                  \
-	T fb_s6 = TERN(x2, x1, fb_s4, 0xc2);                  \
-	T fb_s7 = TERN(fb_s4, x0, fb_s6, 0x85);               \
-	T fb_s8 = TERN(fb_s6, x0, x1, 0xd2);                  \
-	T fb_s9 = TERN(x1, fb_s7, fb_s8, 0x16);               \
-	T fb_s10 = TERN(x0, fb_s7, fb_s9, 0x86);              \
-	T fb_s11 = TERN(fb_s8, fb_s5, fb_s10, 0x96);          \
-	x0 = fb_s9; x1 = fb_s11; x2 = fb_s5; x3 = fb_s7;      \
+	T fb_s4 = TERN(x2, x0, x1, 0xd2);                     \
+	T fb_s5 = TERN(x0, x3, fb_s4, 0x99);                  \
+	T fb_s6 = TERN(x3, x0, x1, 0xac);                     \
+	T fb_s7 = TERN(x0, x1, fb_s5, 0x69);                  \
+	T fb_s8 = TERN(fb_s4, fb_s6, fb_s7, 0x95);            \
+	T fb_s9 = TERN(fb_s4, fb_s6, fb_s7, 0x27);            \
+	T fb_s10 = TERN(fb_s4, fb_s6, fb_s7, 0xa9);           \
+	x0 = fb_s9; x1 = fb_s8; x2 = fb_s5; x3 = fb_s10;      \
 } while (0)
 
 /* S2: 7 three-input gates */
@@ -436,7 +436,7 @@
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;      \
 } while (0)
 
-/* S0: 14 two-input gates */
+/* S0: 14 two-input gates, depth 10 */
 #define FB_SERPENT_S0_L2_FLIP 0x3u
 #define FB_SERPENT_S0_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x1, x2);                                              \
@@ -456,7 +456,7 @@
 	x0 = fb_s14; x1 = fb_s12; x2 = fb_s17; x3 = fb_s6;                  \
 } while (0)
 
-/* S1: 15 two-input gates */
+/* S1: 15 two-input gates, depth 8 */
 #define FB_SERPENT_S1_L2_FLIP 0xfu
 #define FB_SERPENT_S1_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x2, x3);                                              \
@@ -477,7 +477,7 @@
 	x0 = fb_s12; x1 = fb_s15; x2 = fb_s6; x3 = fb_s18;                  \
 } while (0)
 
-/* S2: 15 two-input gates */
+/* S2: 15 two-input gates, depth 8 */
 #define FB_SERPENT_S2_L2_FLIP 0x8u
 #define FB_SERPENT_S2_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x1, x3);                                              \
@@ -498,7 +498,7 @@
 	x0 = fb_s6; x1 = fb_s14; x2 = fb_s18; x3 = fb_s10;                  \
 } while (0)
 
-/* S3: 16 two-input gates */
+/* S3: 16 two-input gates, depth 10 */
 #define FB_SERPENT_S3_L2_FLIP 0x0u
 #define FB_SERPENT_S3_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x3, x1);                                              \
@@ -520,7 +520,7 @@
 	x0 = fb_s19; x1 = fb_s17; x2 = fb_s14; x3 = fb_s10;                 \
 } while (0)
 
-/* S4: 15 two-input gates */
+/* S4: 15 two-input gates, depth 10 */
 #define FB_SERPENT_S4_L2_FLIP 0x1u
 #define FB_SERPENT_S4_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x0, x1);                                              \
@@ -541,7 +541,7 @@
 	x0 = fb_s8; x1 = fb_s18; x2 = fb_s14; x3 = fb_s10;                  \
 } while (0)
 
-/* S5: 15 two-input gates */
+/* S5: 15 two-input gates, depth 12 */
 #define FB_SERPENT_S5_L2_FLIP 0xfu
 #define FB_SERPENT_S5_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x0, x1);                                              \
@@ -562,7 +562,7 @@
 	x0 = fb_s8; x1 = fb_s10; x2 = fb_s18; x3 = fb_s14;                  \
 } while (0)
 
-/* S6: 15 two-input gates */
+/* S6: 15 two-input gates, depth 9 */
 #define FB_SERPENT_S6_L2_FLIP 0x7u
 #define FB_SERPENT_S6_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x1, x2);                                              \
@@ -583,7 +583,7 @@
 	x0 = fb_s13; x1 = fb_s6; x2 = fb_s16; x3 = fb_s18;                  \
 } while (0)
 
-/* S7: 18 two-input gates */
+/* S7: 18 two-input gates, depth 10 */
 #define FB_SERPENT_S7_L2_FLIP 0x1u
 #define FB_SERPENT_S7_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = ANDN(x1, x0);                                             \
@@ -607,7 +607,7 @@
 	x0 = fb_s17; x1 = fb_s13; x2 = fb_s21; x3 = fb_s8;                  \
 } while (0)
 
-/* SI0: 15 two-input gates */
+/* SI0: 15 two-input gates, depth 10 */
 #define FB_SERPENT_SI0_L2_FLIP 0xdu
 #define FB_SERPENT_SI0_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x2, x3);                                               \
@@ -628,7 +628,7 @@
 	x0 = fb_s12; x1 = fb_s18; x2 = fb_s6; x3 = fb_s15;                   \
 } while (0)
 
-/* SI1: 15 two-input gates */
+/* SI1: 15 two-input gates, depth 11 */
 #define FB_SERPENT_SI1_L2_FLIP 0x5u
 #define FB_SERPENT_SI1_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x0, x2);                                               \
@@ -649,7 +649,7 @@
 	x0 = fb_s12; x1 = fb_s15; x2 = fb_s18; x3 = fb_s6;                   \
 } while (0)
 
-/* SI2: 15 two-input gates */
+/* SI2: 15 two-input gates, depth 6 */
 #define FB_SERPENT_SI2_L2_FLIP 0xcu
 #define FB_SERPENT_SI2_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x2, x3);                                               \
@@ -670,7 +670,7 @@
 	x0 = fb_s7; x1 = fb_s14; x2 = fb_s16; x3 = fb_s18;                   \
 } while (0)
 
-/* SI3: 18 two-input gates */
+/* SI3: 18 two-input gates, depth 9 */
 #define FB_SERPENT_SI3_L2_FLIP 0x0u
 #define FB_SERPENT_SI3_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x1, x2);                                               \
@@ -694,7 +694,7 @@
 	x0 = fb_s8; x1 = fb_s17; x2 = fb_s13; x3 = fb_s21;                   \
 } while (0)
 
-/* SI4: 16 two-input gates */
+/* SI4: 16 two-input gates, depth 10 */
 #define FB_SERPENT_SI4_L2_FLIP 0x5u
 #define FB_SERPENT_SI4_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = ANDN(x2, x0);                                              \
@@ -716,7 +716,7 @@
 	x0 = fb_s15; x1 = fb_s8; x2 = fb_s19; x3 = fb_s12;                   \
 } while (0)
 
-/* SI5: 16 two-input gates */
+/* SI5: 16 two-input gates, depth 11 */
 #define FB_SERPENT_SI5_L2_FLIP 0x8u
 #define FB_SERPENT_SI5_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = AND(x0, x1);                                               \
@@ -738,7 +738,7 @@
 	x0 = fb_s12; x1 = fb_s15; x2 = fb_s19; x3 = fb_s8;                   \
 } while (0)
 
-/* SI6: 14 two-input gates */
+/* SI6: 14 two-input gates, depth 10 */
 #define FB_SERPENT_SI6_L2_FLIP 0xfu
 #define FB_SERPENT_SI6_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x1, x3);                                               \
@@ -758,7 +758,7 @@
 	x0 = fb_s12; x1 = fb_s6; x2 = fb_s17; x3 = fb_s14;                   \
 } while (0)
 
-/* SI7: 16 two-input gates */
+/* SI7: 16 two-input gates, depth 10 */
 #define FB_SERPENT_SI7_L2_FLIP 0x3u
 #define FB_SERPENT_SI7_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = AND(x0, x3);                                               \
@@ -780,6 +780,232 @@
 	x0 = fb_s10; x1 = fb_s14; x2 = fb_s19; x3 = fb_s18;                  \
 } while (0)
 
-/* Gates in all (16 S-boxes each): T3 121, D2 138, L2 248. */
+/* S0: 21 two-input gates, depth 5 */
+#define FB_SERPENT_S0_L2D_FLIP 0x3u
+#define FB_SERPENT_S0_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = ANDN(x1, x0);                                              \
+	T fb_s5 = XOR(x3, fb_s4);                                            \
+	T fb_s6 = AND(x0, x1);                                               \
+	T fb_s7 = OR(x0, x1);                                                \
+	T fb_s8 = ANDN(fb_s6, x3);                                           \
+	T fb_s9 = ANDN(fb_s8, fb_s7);                                        \
+	T fb_s10 = ANDN(x0, x1);                                             \
+	T fb_s11 = AND(x0, x3);                                              \
+	T fb_s12 = XOR(fb_s10, fb_s11);                                      \
+	T fb_s13 = XOR(x0, x1);                                              \
+	T fb_s14 = ANDN(x2, x0);                                             \
+	T fb_s15 = ANDN(fb_s14, fb_s13);                                     \
+	T fb_s16 = ANDN(x2, x1);                                             \
+	T fb_s17 = ANDN(fb_s16, x3);                                         \
+	T fb_s18 = ANDN(fb_s9, x2);                                          \
+	T fb_s19 = XOR(fb_s5, fb_s18);                                       \
+	T fb_s20 = ANDN(x2, fb_s9);                                          \
+	T fb_s21 = XOR(fb_s12, fb_s20);                                      \
+	T fb_s22 = XOR(fb_s15, fb_s17);                                      \
+	T fb_s23 = XOR(x2, fb_s12);                                          \
+	T fb_s24 = XOR(fb_s5, fb_s23);                                       \
+	x0 = fb_s19; x1 = fb_s21; x2 = fb_s22; x3 = fb_s24;                  \
+} while (0)
+
+/* S1: 20 two-input gates, depth 5 */
+#define FB_SERPENT_S1_L2D_FLIP 0xfu
+#define FB_SERPENT_S1_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = ANDN(x1, x0);                                              \
+	T fb_s5 = XOR(x0, x2);                                               \
+	T fb_s6 = OR(fb_s4, fb_s5);                                          \
+	T fb_s7 = ANDN(x0, x1);                                              \
+	T fb_s8 = XOR(x3, fb_s4);                                            \
+	T fb_s9 = ANDN(fb_s7, fb_s8);                                        \
+	T fb_s10 = ANDN(x3, x0);                                             \
+	T fb_s11 = AND(x1, x3);                                              \
+	T fb_s12 = XOR(fb_s10, fb_s11);                                      \
+	T fb_s13 = XOR(x2, fb_s7);                                           \
+	T fb_s14 = XOR(x1, x3);                                              \
+	T fb_s15 = ANDN(fb_s4, fb_s14);                                      \
+	T fb_s16 = ANDN(fb_s6, x1);                                          \
+	T fb_s17 = AND(fb_s6, fb_s9);                                        \
+	T fb_s18 = XOR(fb_s16, fb_s17);                                      \
+	T fb_s19 = ANDN(fb_s12, x2);                                         \
+	T fb_s20 = XOR(fb_s9, fb_s19);                                       \
+	T fb_s21 = XOR(x3, fb_s13);                                          \
+	T fb_s22 = AND(x2, fb_s12);                                          \
+	T fb_s23 = XOR(fb_s15, fb_s22);                                      \
+	x0 = fb_s18; x1 = fb_s20; x2 = fb_s21; x3 = fb_s23;                  \
+} while (0)
+
+/* S2: 25 two-input gates, depth 5 */
+#define FB_SERPENT_S2_L2D_FLIP 0x8u
+#define FB_SERPENT_S2_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = XOR(x1, x2);                                               \
+	T fb_s5 = XOR(x3, fb_s4);                                            \
+	T fb_s6 = ANDN(x0, x2);                                              \
+	T fb_s7 = AND(x0, x3);                                               \
+	T fb_s8 = XOR(fb_s6, fb_s7);                                         \
+	T fb_s9 = XOR(x0, x2);                                               \
+	T fb_s10 = OR(x0, x3);                                               \
+	T fb_s11 = AND(fb_s9, fb_s10);                                       \
+	T fb_s12 = ANDN(x1, x0);                                             \
+	T fb_s13 = ANDN(x0, x1);                                             \
+	T fb_s14 = OR(x2, fb_s12);                                           \
+	T fb_s15 = XOR(fb_s13, fb_s14);                                      \
+	T fb_s16 = XOR(x0, x1);                                              \
+	T fb_s17 = ANDN(x0, x3);                                             \
+	T fb_s18 = ANDN(fb_s17, fb_s16);                                     \
+	T fb_s19 = AND(x0, x2);                                              \
+	T fb_s20 = XOR(fb_s5, fb_s19);                                       \
+	T fb_s21 = OR(x1, fb_s8);                                            \
+	T fb_s22 = XOR(fb_s11, fb_s21);                                      \
+	T fb_s23 = ANDN(fb_s15, x3);                                         \
+	T fb_s24 = ANDN(fb_s8, fb_s15);                                      \
+	T fb_s25 = XOR(fb_s23, fb_s24);                                      \
+	T fb_s26 = AND(x2, fb_s18);                                          \
+	T fb_s27 = OR(fb_s18, fb_s8);                                        \
+	T fb_s28 = XOR(fb_s26, fb_s27);                                      \
+	x0 = fb_s20; x1 = fb_s22; x2 = fb_s25; x3 = fb_s28;                  \
+} while (0)
+
+/* S3: 19 two-input gates, depth 5 */
+#define FB_SERPENT_S3_L2D_FLIP 0x0u
+#define FB_SERPENT_S3_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = ANDN(x0, x2);                                              \
+	T fb_s5 = XOR(x2, x3);                                               \
+	T fb_s6 = ANDN(fb_s4, fb_s5);                                        \
+	T fb_s7 = ANDN(x3, x2);                                              \
+	T fb_s8 = ANDN(fb_s7, x1);                                           \
+	T fb_s9 = ANDN(x1, x0);                                              \
+	T fb_s10 = ANDN(x0, x1);                                             \
+	T fb_s11 = OR(x3, fb_s9);                                            \
+	T fb_s12 = XOR(fb_s10, fb_s11);                                      \
+	T fb_s13 = AND(x0, x1);                                              \
+	T fb_s14 = XOR(x0, x2);                                              \
+	T fb_s15 = ANDN(fb_s13, fb_s14);                                     \
+	T fb_s16 = OR(x0, fb_s6);                                            \
+	T fb_s17 = XOR(fb_s8, fb_s16);                                       \
+	T fb_s18 = XOR(fb_s12, fb_s6);                                       \
+	T fb_s19 = AND(x3, fb_s12);                                          \
+	T fb_s20 = XOR(fb_s15, fb_s19);                                      \
+	T fb_s21 = XOR(x1, fb_s15);                                          \
+	T fb_s22 = XOR(fb_s6, fb_s21);                                       \
+	x0 = fb_s17; x1 = fb_s18; x2 = fb_s20; x3 = fb_s22;                  \
+} while (0)
+
+/* S4: 20 two-input gates, depth 4 */
+#define FB_SERPENT_S4_L2D_FLIP 0x1u
+#define FB_SERPENT_S4_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = XOR(x0, x1);                                               \
+	T fb_s5 = XOR(x0, x3);                                               \
+	T fb_s6 = ANDN(fb_s5, fb_s4);                                        \
+	T fb_s7 = XOR(x0, x2);                                               \
+	T fb_s8 = ANDN(x0, x3);                                              \
+	T fb_s9 = ANDN(fb_s8, fb_s7);                                        \
+	T fb_s10 = ANDN(x2, x1);                                             \
+	T fb_s11 = ANDN(x1, x2);                                             \
+	T fb_s12 = ANDN(fb_s10, x3);                                         \
+	T fb_s13 = XOR(fb_s11, fb_s12);                                      \
+	T fb_s14 = OR(x0, x1);                                               \
+	T fb_s15 = AND(fb_s14, fb_s5);                                       \
+	T fb_s16 = XOR(x2, x3);                                              \
+	T fb_s17 = XOR(fb_s6, fb_s16);                                       \
+	T fb_s18 = OR(x0, fb_s9);                                            \
+	T fb_s19 = XOR(fb_s13, fb_s18);                                      \
+	T fb_s20 = OR(fb_s6, fb_s9);                                         \
+	T fb_s21 = XOR(x1, fb_s20);                                          \
+	T fb_s22 = OR(x1, x2);                                               \
+	T fb_s23 = XOR(fb_s15, fb_s22);                                      \
+	x0 = fb_s17; x1 = fb_s19; x2 = fb_s21; x3 = fb_s23;                  \
+} while (0)
+
+/* S5: 22 two-input gates, depth 5 */
+#define FB_SERPENT_S5_L2D_FLIP 0xfu
+#define FB_SERPENT_S5_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = XOR(x0, x1);                                               \
+	T fb_s5 = XOR(x0, x3);                                               \
+	T fb_s6 = OR(fb_s4, fb_s5);                                          \
+	T fb_s7 = AND(x0, x1);                                               \
+	T fb_s8 = OR(x0, x1);                                                \
+	T fb_s9 = XOR(x3, fb_s7);                                            \
+	T fb_s10 = AND(fb_s8, fb_s9);                                        \
+	T fb_s11 = ANDN(x2, x0);                                             \
+	T fb_s12 = ANDN(x0, x2);                                             \
+	T fb_s13 = OR(x3, fb_s11);                                           \
+	T fb_s14 = XOR(fb_s12, fb_s13);                                      \
+	T fb_s15 = ANDN(x0, x1);                                             \
+	T fb_s16 = XOR(x1, x2);                                              \
+	T fb_s17 = OR(fb_s15, fb_s16);                                       \
+	T fb_s18 = XOR(x0, x2);                                              \
+	T fb_s19 = XOR(fb_s6, fb_s18);                                       \
+	T fb_s20 = OR(x3, fb_s14);                                           \
+	T fb_s21 = XOR(fb_s10, fb_s20);                                      \
+	T fb_s22 = AND(fb_s17, fb_s6);                                       \
+	T fb_s23 = XOR(x3, fb_s22);                                          \
+	T fb_s24 = AND(x1, fb_s17);                                          \
+	T fb_s25 = XOR(fb_s14, fb_s24);                                      \
+	x0 = fb_s19; x1 = fb_s21; x2 = fb_s23; x3 = fb_s25;                  \
+} while (0)
+
+/* S6: 24 two-input gates, depth 5 */
+#define FB_SERPENT_S6_L2D_FLIP 0x7u
+#define FB_SERPENT_S6_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = OR(x0, x2);                                                \
+	T fb_s5 = XOR(x1, fb_s4);                                            \
+	T fb_s6 = ANDN(x2, x0);                                              \
+	T fb_s7 = ANDN(x0, x2);                                              \
+	T fb_s8 = ANDN(fb_s6, x3);                                           \
+	T fb_s9 = OR(fb_s7, fb_s8);                                          \
+	T fb_s10 = XOR(x0, x2);                                              \
+	T fb_s11 = XOR(x3, fb_s10);                                          \
+	T fb_s12 = ANDN(x3, x2);                                             \
+	T fb_s13 = XOR(x1, fb_s12);                                          \
+	T fb_s14 = AND(x0, x2);                                              \
+	T fb_s15 = OR(x2, x3);                                               \
+	T fb_s16 = XOR(fb_s14, fb_s15);                                      \
+	T fb_s17 = AND(x3, fb_s5);                                           \
+	T fb_s18 = OR(fb_s5, fb_s9);                                         \
+	T fb_s19 = XOR(fb_s17, fb_s18);                                      \
+	T fb_s20 = ANDN(fb_s11, x3);                                         \
+	T fb_s21 = XOR(fb_s13, fb_s20);                                      \
+	T fb_s22 = ANDN(fb_s13, x0);                                         \
+	T fb_s23 = AND(fb_s9, fb_s13);                                       \
+	T fb_s24 = XOR(fb_s22, fb_s23);                                      \
+	T fb_s25 = AND(x1, fb_s11);                                          \
+	T fb_s26 = OR(x1, fb_s16);                                           \
+	T fb_s27 = XOR(fb_s25, fb_s26);                                      \
+	x0 = fb_s19; x1 = fb_s21; x2 = fb_s24; x3 = fb_s27;                  \
+} while (0)
+
+/* S7: 27 two-input gates, depth 5 */
+#define FB_SERPENT_S7_L2D_FLIP 0x1u
+#define FB_SERPENT_S7_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = OR(x0, x2);                                                \
+	T fb_s5 = XOR(x2, x3);                                               \
+	T fb_s6 = AND(fb_s4, fb_s5);                                         \
+	T fb_s7 = ANDN(x2, x3);                                              \
+	T fb_s8 = XOR(x0, fb_s7);                                            \
+	T fb_s9 = AND(x0, x1);                                               \
+	T fb_s10 = XOR(x0, x3);                                              \
+	T fb_s11 = ANDN(fb_s9, fb_s10);                                      \
+	T fb_s12 = ANDN(x1, x0);                                             \
+	T fb_s13 = ANDN(x0, x1);                                             \
+	T fb_s14 = ANDN(fb_s12, x3);                                         \
+	T fb_s15 = XOR(fb_s13, fb_s14);                                      \
+	T fb_s16 = OR(x0, x1);                                               \
+	T fb_s17 = OR(x2, fb_s9);                                            \
+	T fb_s18 = XOR(fb_s16, fb_s17);                                      \
+	T fb_s19 = XOR(x1, x2);                                              \
+	T fb_s20 = ANDN(fb_s13, fb_s19);                                     \
+	T fb_s21 = AND(x1, fb_s8);                                           \
+	T fb_s22 = XOR(fb_s6, fb_s21);                                       \
+	T fb_s23 = AND(x2, fb_s11);                                          \
+	T fb_s24 = OR(x2, fb_s15);                                           \
+	T fb_s25 = XOR(fb_s23, fb_s24);                                      \
+	T fb_s26 = ANDN(x3, fb_s18);                                         \
+	T fb_s27 = ANDN(fb_s20, x3);                                         \
+	T fb_s28 = XOR(fb_s26, fb_s27);                                      \
+	T fb_s29 = AND(x0, fb_s6);                                           \
+	T fb_s30 = XOR(fb_s18, fb_s29);                                      \
+	x0 = fb_s22; x1 = fb_s25; x2 = fb_s28; x3 = fb_s30;                  \
+} while (0)
+
+/* Gates in all (16 S-boxes each): T3 120, D2 138, L2 248. */
 
 #endif
