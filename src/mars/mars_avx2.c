@@ -1,6 +1,7 @@
 /*
  * mars/avx2: MARS on 8 blocks per ymm register; up to four groups of 8
- * interleaved (natural batch 32). S-box lookups are vpgatherdd; the code is
+ * interleaved (natural batch 32), with fused CTR and CBC-decryption paths.
+ * S-box lookups are vpgatherdd; the code is
  * mars/avx512's with rotations built from shifts (AVX2 has no vprold/vprolvd).
  *
  * AVX2 has no two-source permutes wider than 8 dwords, so a permute-chain
