@@ -108,7 +108,7 @@ typedef struct fb_ctx {
 
 enum fb_direction { FB_DECRYPT = 0, FB_ENCRYPT = 1 };
 
-/* Allocates a zeroed context (aligned); NULL on failure. */
+/* Allocates a context (64-byte aligned) ready for fb_init; NULL on failure. */
 fb_ctx *fb_ctx_new(void);
 /* Wipes and frees a context from fb_ctx_new (NULL is fine). */
 void fb_ctx_free(fb_ctx *ctx);
