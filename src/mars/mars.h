@@ -7,7 +7,7 @@
 #ifndef FB_MARS_H
 #define FB_MARS_H
 
-#include "../internal.h"
+#include "../block128_simd.h"
 #include "mars_tables.h"
 
 #define FB_MARS_SUBKEYS 40 /* K[0..3] pre-whitening, K[4..35] core, K[36..39] post-whitening */
@@ -17,74 +17,140 @@ typedef struct fb_mars_ks {
 } fb_mars_ks;
 
 /* Keys of 16..56 bytes in steps of 4 (n = 4..14 words). */
-/* Little-endian word loads and stores. internal.h's fb_load32_le/
- * fb_store32_le work byte by byte, and GCC 12 assembles the stores of a
- * whole block from bytes (about 30 instructions and a failed store
- * forwarding when the next block reads them back, as in CBC encryption);
- * on little-endian hosts a memcpy is one mov. */
-static inline uint32_t fb_mars_load32(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-#else
-	return fb_load32_le(p);
-#endif
-}
-static inline void fb_mars_store32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(p, &v, 4);
-#else
-	fb_store32_le(p, v);
-#endif
-}
-
-/* ---- Helpers for the fused CTR and CBC-decryption paths of the SIMD
- * kernels (contract in internal.h: ctr32 increments only the last 32 bits,
- * big-endian; cbc_dec leaves the last ciphertext block in iv). ---- */
-
-/* n counter blocks ctr, ctr + 1, ... (low 32 bits only) into buf. */
-static inline void fb_mars_ctr_fill(uint8_t *buf, const uint8_t *ctr, size_t n)
-{
-	uint32_t c = fb_load32_be(ctr + 12);
-	for (size_t i = 0; i < n; i++, buf += 16) {
-		memcpy(buf, ctr, 12);
-		fb_store32_be(buf + 12, c + (uint32_t)i);
-	}
-}
-
-static inline void fb_mars_ctr_advance(uint8_t *ctr, size_t n)
-{
-	fb_store32_be(ctr + 12, fb_load32_be(ctr + 12) + (uint32_t)n);
-}
-
-/* out = a ^ b over n bytes (any of them may be the same buffer). */
-static inline void fb_mars_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		out[i] = a[i] ^ b[i];
-}
-
-/* CBC decryption of n blocks whose raw decryptions are in d[]: out[i] =
- * d[i] ^ in[i-1] (iv for i = 0), from the last block down so that in place
- * every ciphertext is read before it is overwritten; iv becomes in[n-1]. */
-static inline void fb_mars_cbc_finish(uint8_t *out, const uint8_t *d, const uint8_t *in, size_t n,
-				      uint8_t *iv)
-{
-	uint8_t last[16];
-	memcpy(last, in + 16 * (n - 1), 16);
-	for (size_t i = n - 1; i > 0; i--)
-		fb_mars_xor(out + 16 * i, d + 16 * i, in + 16 * (i - 1), 16);
-	fb_mars_xor(out, d, iv, 16);
-	memcpy(iv, last, 16);
-}
-
 int fb_mars_setkey(void *ks, const uint8_t *key, size_t keylen);
 void fb_mars_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 
 extern const fb_kernel fb_mars_portable, fb_mars_avx2, fb_mars_avx512;
+
+/* ---- The SIMD kernels (mars_avx2.c, mars_avx512.c) on interleaved groups
+ * of vectors a##g..d##g (see ../block128_simd.h). The kernel defines
+ * ROL(x, n) (constant count), GATHER(idx, base) (32-bit S-box entries at
+ * dword indices), BYTE0..BYTE3(x) (byte i of each dword as an index) and
+ * E_FN (the E-function); the rest is here. ---- */
+#define FB_MARS_SB0 ((const void *)fb_mars_sbox)
+#define FB_MARS_SB1 ((const void *)(fb_mars_sbox + 256))
+#define FB_MARS_S0(x) GATHER(x, FB_MARS_SB0)
+#define FB_MARS_S1(x) GATHER(x, FB_MARS_SB1)
+
+/* Mixing rounds of one group g; the names a, b, c, d are the rotating roles. */
+#define FB_MARS_FWD_MIX(g, a, b, c, d)                                                        \
+	b##g = FB_B128_ADD(FB_B128_XOR(b##g, FB_MARS_S0(BYTE0(a##g))), FB_MARS_S1(BYTE1(a##g))); \
+	c##g = FB_B128_ADD(c##g, FB_MARS_S0(BYTE2(a##g)));                                     \
+	d##g = FB_B128_XOR(d##g, FB_MARS_S1(BYTE3(a##g)));                                     \
+	a##g = ROL(a##g, 8);
+#define FB_MARS_BWD_MIX(g, a, b, c, d)                                                        \
+	b##g = FB_B128_XOR(b##g, FB_MARS_S1(BYTE0(a##g)));                                     \
+	c##g = FB_B128_SUB(c##g, FB_MARS_S0(BYTE3(a##g)));                                     \
+	d##g = FB_B128_XOR(FB_B128_SUB(d##g, FB_MARS_S1(BYTE2(a##g))), FB_MARS_S0(BYTE1(a##g))); \
+	a##g = ROL(a##g, 24);
+#define FB_MARS_FWD_UNMIX(g, a, b, c, d)                                                      \
+	a##g = ROL(a##g, 24);                                                                  \
+	d##g = FB_B128_XOR(d##g, FB_MARS_S1(BYTE3(a##g)));                                     \
+	c##g = FB_B128_SUB(c##g, FB_MARS_S0(BYTE2(a##g)));                                     \
+	b##g = FB_B128_XOR(FB_B128_SUB(b##g, FB_MARS_S1(BYTE1(a##g))), FB_MARS_S0(BYTE0(a##g)));
+#define FB_MARS_BWD_UNMIX(g, a, b, c, d)                                                      \
+	a##g = ROL(a##g, 8);                                                                   \
+	d##g = FB_B128_ADD(FB_B128_XOR(d##g, FB_MARS_S0(BYTE1(a##g))), FB_MARS_S1(BYTE2(a##g))); \
+	c##g = FB_B128_ADD(c##g, FB_MARS_S0(BYTE3(a##g)));                                     \
+	b##g = FB_B128_XOR(b##g, FB_MARS_S1(BYTE0(a##g)));
+
+#define FB_MARS_ADD(g, x, y) x##g = FB_B128_ADD(x##g, y##g);
+#define FB_MARS_SUB(g, x, y) x##g = FB_B128_SUB(x##g, y##g);
+#define FB_MARS_WHITEN(g, op, k0)                    \
+	a##g = op(a##g, FB_B128_KEY(k0));            \
+	b##g = op(b##g, FB_B128_KEY((k0) + 1));      \
+	c##g = op(c##g, FB_B128_KEY((k0) + 2));      \
+	d##g = op(d##g, FB_B128_KEY((k0) + 3));
+
+/* Core round with subkeys K[i], K[i+1]: out1/out2 are the words that get
+ * l and r (forward kind: b, d; backward kind: d, b); ar is a <<< 13. */
+#define FB_MARS_CORE(g, a, b, c, d, i, out1, out2)            \
+	{                                                     \
+		fb_b128_v ar_ = ROL(a##g, 13);                \
+		E_FN(a##g, ar_, i, l_, m_, r_)                \
+		a##g = ar_;                                   \
+		c##g = FB_B128_ADD(c##g, m_);                 \
+		out1##g = FB_B128_ADD(out1##g, l_);           \
+		out2##g = FB_B128_XOR(out2##g, r_);           \
+	}
+#define FB_MARS_CORE_INV(g, a, b, c, d, i, out1, out2)        \
+	{                                                     \
+		fb_b128_v ar_ = a##g;                         \
+		a##g = ROL(a##g, 19);                         \
+		E_FN(a##g, ar_, i, l_, m_, r_)                \
+		c##g = FB_B128_SUB(c##g, m_);                 \
+		out1##g = FB_B128_SUB(out1##g, l_);           \
+		out2##g = FB_B128_XOR(out2##g, r_);           \
+	}
+#define FB_MARS_CORE_F(g, a, b, c, d, i) FB_MARS_CORE(g, a, b, c, d, i, b, d)
+#define FB_MARS_CORE_B(g, a, b, c, d, i) FB_MARS_CORE(g, a, b, c, d, i, d, b)
+#define FB_MARS_CORE_F_INV(g, a, b, c, d, i) FB_MARS_CORE_INV(g, a, b, c, d, i, b, d)
+#define FB_MARS_CORE_B_INV(g, a, b, c, d, i) FB_MARS_CORE_INV(g, a, b, c, d, i, d, b)
+
+/* The whole cipher: 8 forward mixing, 16 core, 8 backward mixing rounds. */
+#define FB_MARS_SIMD_ENC(EACH)                                              \
+	EACH(FB_MARS_WHITEN, FB_B128_ADD, 0)                                \
+	for (int i_ = 0; i_ < 2; i_++) {                                    \
+		EACH(FB_MARS_FWD_MIX, a, b, c, d)                           \
+		EACH(FB_MARS_ADD, a, d)                                     \
+		EACH(FB_MARS_FWD_MIX, b, c, d, a)                           \
+		EACH(FB_MARS_ADD, b, c)                                     \
+		EACH(FB_MARS_FWD_MIX, c, d, a, b)                           \
+		EACH(FB_MARS_FWD_MIX, d, a, b, c)                           \
+	}                                                                   \
+	for (int i_ = 0; i_ < 2; i_++) {                                    \
+		EACH(FB_MARS_CORE_F, a, b, c, d, 4 + 8 * i_)                \
+		EACH(FB_MARS_CORE_F, b, c, d, a, 6 + 8 * i_)                \
+		EACH(FB_MARS_CORE_F, c, d, a, b, 8 + 8 * i_)                \
+		EACH(FB_MARS_CORE_F, d, a, b, c, 10 + 8 * i_)               \
+	}                                                                   \
+	for (int i_ = 0; i_ < 2; i_++) {                                    \
+		EACH(FB_MARS_CORE_B, a, b, c, d, 20 + 8 * i_)               \
+		EACH(FB_MARS_CORE_B, b, c, d, a, 22 + 8 * i_)               \
+		EACH(FB_MARS_CORE_B, c, d, a, b, 24 + 8 * i_)               \
+		EACH(FB_MARS_CORE_B, d, a, b, c, 26 + 8 * i_)               \
+	}                                                                   \
+	for (int i_ = 0; i_ < 2; i_++) {                                    \
+		EACH(FB_MARS_BWD_MIX, a, b, c, d)                           \
+		EACH(FB_MARS_BWD_MIX, b, c, d, a)                           \
+		EACH(FB_MARS_SUB, c, b)                                     \
+		EACH(FB_MARS_BWD_MIX, c, d, a, b)                           \
+		EACH(FB_MARS_SUB, d, a)                                     \
+		EACH(FB_MARS_BWD_MIX, d, a, b, c)                           \
+	}                                                                   \
+	EACH(FB_MARS_WHITEN, FB_B128_SUB, 36)
+
+#define FB_MARS_SIMD_DEC(EACH)                                              \
+	EACH(FB_MARS_WHITEN, FB_B128_ADD, 36)                               \
+	for (int i_ = 1; i_ >= 0; i_--) {                                   \
+		EACH(FB_MARS_BWD_UNMIX, d, a, b, c)                         \
+		EACH(FB_MARS_ADD, d, a)                                     \
+		EACH(FB_MARS_BWD_UNMIX, c, d, a, b)                         \
+		EACH(FB_MARS_ADD, c, b)                                     \
+		EACH(FB_MARS_BWD_UNMIX, b, c, d, a)                         \
+		EACH(FB_MARS_BWD_UNMIX, a, b, c, d)                         \
+	}                                                                   \
+	for (int i_ = 1; i_ >= 0; i_--) {                                   \
+		EACH(FB_MARS_CORE_B_INV, d, a, b, c, 26 + 8 * i_)           \
+		EACH(FB_MARS_CORE_B_INV, c, d, a, b, 24 + 8 * i_)           \
+		EACH(FB_MARS_CORE_B_INV, b, c, d, a, 22 + 8 * i_)           \
+		EACH(FB_MARS_CORE_B_INV, a, b, c, d, 20 + 8 * i_)           \
+	}                                                                   \
+	for (int i_ = 1; i_ >= 0; i_--) {                                   \
+		EACH(FB_MARS_CORE_F_INV, d, a, b, c, 10 + 8 * i_)           \
+		EACH(FB_MARS_CORE_F_INV, c, d, a, b, 8 + 8 * i_)            \
+		EACH(FB_MARS_CORE_F_INV, b, c, d, a, 6 + 8 * i_)            \
+		EACH(FB_MARS_CORE_F_INV, a, b, c, d, 4 + 8 * i_)            \
+	}                                                                   \
+	for (int i_ = 1; i_ >= 0; i_--) {                                   \
+		EACH(FB_MARS_FWD_UNMIX, d, a, b, c)                         \
+		EACH(FB_MARS_FWD_UNMIX, c, d, a, b)                         \
+		EACH(FB_MARS_SUB, b, c)                                     \
+		EACH(FB_MARS_FWD_UNMIX, b, c, d, a)                         \
+		EACH(FB_MARS_SUB, a, d)                                     \
+		EACH(FB_MARS_FWD_UNMIX, a, b, c, d)                         \
+	}                                                                   \
+	EACH(FB_MARS_WHITEN, FB_B128_SUB, 0)
 
 #endif

@@ -44,7 +44,7 @@ int fb_mars_setkey(void *ks, const uint8_t *key, size_t keylen)
 	if (keylen < 16 || keylen > 56 || keylen % 4)
 		return FB_ERR_KEY_LENGTH;
 	for (i = 0; i < n; i++)
-		t[i] = fb_mars_load32(key + 4 * i);
+		t[i] = fb_b128_load32(key + 4 * i);
 	t[n] = (uint32_t)n;
 
 	for (j = 0; j < 4; j++) {
@@ -118,8 +118,8 @@ int fb_mars_setkey(void *ks, const uint8_t *key, size_t keylen)
 
 static void mars_encrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *in)
 {
-	uint32_t a = fb_mars_load32(in) + k[0], b = fb_mars_load32(in + 4) + k[1];
-	uint32_t c = fb_mars_load32(in + 8) + k[2], d = fb_mars_load32(in + 12) + k[3];
+	uint32_t a = fb_b128_load32(in) + k[0], b = fb_b128_load32(in + 4) + k[1];
+	uint32_t c = fb_b128_load32(in + 8) + k[2], d = fb_b128_load32(in + 12) + k[3];
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -150,10 +150,10 @@ static void mars_encrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *i
 		d -= a;
 		BWD_MIX(d, a, b, c);
 	}
-	fb_mars_store32(out, a - k[36]);
-	fb_mars_store32(out + 4, b - k[37]);
-	fb_mars_store32(out + 8, c - k[38]);
-	fb_mars_store32(out + 12, d - k[39]);
+	fb_b128_store32(out, a - k[36]);
+	fb_b128_store32(out + 4, b - k[37]);
+	fb_b128_store32(out + 8, c - k[38]);
+	fb_b128_store32(out + 12, d - k[39]);
 }
 
 /* Inverses of the rounds above, applied in reverse order. */
@@ -192,8 +192,8 @@ static void mars_encrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *i
 
 static void mars_decrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *in)
 {
-	uint32_t a = fb_mars_load32(in) + k[36], b = fb_mars_load32(in + 4) + k[37];
-	uint32_t c = fb_mars_load32(in + 8) + k[38], d = fb_mars_load32(in + 12) + k[39];
+	uint32_t a = fb_b128_load32(in) + k[36], b = fb_b128_load32(in + 4) + k[37];
+	uint32_t c = fb_b128_load32(in + 8) + k[38], d = fb_b128_load32(in + 12) + k[39];
 	int i;
 
 	for (i = 1; i >= 0; i--) {
@@ -224,10 +224,10 @@ static void mars_decrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *i
 		a -= d;
 		FWD_UNMIX(a, b, c, d);
 	}
-	fb_mars_store32(out, a - k[0]);
-	fb_mars_store32(out + 4, b - k[1]);
-	fb_mars_store32(out + 8, c - k[2]);
-	fb_mars_store32(out + 12, d - k[3]);
+	fb_b128_store32(out, a - k[0]);
+	fb_b128_store32(out + 4, b - k[1]);
+	fb_b128_store32(out + 8, c - k[2]);
+	fb_b128_store32(out + 12, d - k[3]);
 }
 
 void fb_mars_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)

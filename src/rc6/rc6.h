@@ -5,7 +5,7 @@
 #ifndef FB_RC6_H
 #define FB_RC6_H
 
-#include "../internal.h"
+#include "../block128_simd.h"
 
 #define FB_RC6_ROUNDS 20
 #define FB_RC6_SUBKEYS (2 * FB_RC6_ROUNDS + 4) /* 44 round-key words S[0..43] */
@@ -16,74 +16,42 @@ typedef struct fb_rc6_ks {
 	uint32_t s[FB_RC6_SUBKEYS];
 } fb_rc6_ks;
 
-/* Little-endian word loads and stores. internal.h's fb_load32_le/
- * fb_store32_le work byte by byte, and GCC 12 assembles the stores of a
- * whole block from bytes (about 30 instructions and a failed store
- * forwarding when the next block reads them back, as in CBC encryption);
- * on little-endian hosts a memcpy is one mov. */
-static inline uint32_t fb_rc6_load32(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-#else
-	return fb_load32_le(p);
-#endif
-}
-static inline void fb_rc6_store32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(p, &v, 4);
-#else
-	fb_store32_le(p, v);
-#endif
-}
-
-/* ---- Helpers for the fused CTR and CBC-decryption paths of the SIMD
- * kernels (contract in internal.h: ctr32 increments only the last 32 bits,
- * big-endian; cbc_dec leaves the last ciphertext block in iv). ---- */
-
-/* n counter blocks ctr, ctr + 1, ... (low 32 bits only) into buf. */
-static inline void fb_rc6_ctr_fill(uint8_t *buf, const uint8_t *ctr, size_t n)
-{
-	uint32_t c = fb_load32_be(ctr + 12);
-	for (size_t i = 0; i < n; i++, buf += 16) {
-		memcpy(buf, ctr, 12);
-		fb_store32_be(buf + 12, c + (uint32_t)i);
-	}
-}
-
-static inline void fb_rc6_ctr_advance(uint8_t *ctr, size_t n)
-{
-	fb_store32_be(ctr + 12, fb_load32_be(ctr + 12) + (uint32_t)n);
-}
-
-/* out = a ^ b over n bytes (any of them may be the same buffer). */
-static inline void fb_rc6_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		out[i] = a[i] ^ b[i];
-}
-
-/* CBC decryption of n blocks whose raw decryptions are in d[]: out[i] =
- * d[i] ^ in[i-1] (iv for i = 0), from the last block down so that in place
- * every ciphertext is read before it is overwritten; iv becomes in[n-1]. */
-static inline void fb_rc6_cbc_finish(uint8_t *out, const uint8_t *d, const uint8_t *in, size_t n,
-				      uint8_t *iv)
-{
-	uint8_t last[16];
-	memcpy(last, in + 16 * (n - 1), 16);
-	for (size_t i = n - 1; i > 0; i--)
-		fb_rc6_xor(out + 16 * i, d + 16 * i, in + 16 * (i - 1), 16);
-	fb_rc6_xor(out, d, iv, 16);
-	memcpy(iv, last, 16);
-}
-
 int fb_rc6_setkey(void *ks, const uint8_t *key, size_t keylen);
 void fb_rc6_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_rc6_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 
 extern const fb_kernel fb_rc6_portable, fb_rc6_avx2, fb_rc6_avx512;
+
+/* ---- The round sequence of the SIMD kernels (rc6_avx2.c, rc6_avx512.c)
+ * on interleaved groups of vectors a##g..d##g (see ../block128_simd.h): EACH
+ * applies a step to every group; the kernel defines the half-rounds
+ * ENC_HALF(g, a, b, c, d, i) and DEC_HALF (round i of RC6 on the rotating
+ * roles a, b, c, d). ---- */
+#define FB_RC6_ADDK(g, x, i) x##g = FB_B128_ADD(x##g, FB_B128_KEY(i));
+#define FB_RC6_SUBK(g, x, i) x##g = FB_B128_SUB(x##g, FB_B128_KEY(i));
+
+#define FB_RC6_SIMD_ENC(EACH)                                            \
+	EACH(FB_RC6_ADDK, b, 0)                                          \
+	EACH(FB_RC6_ADDK, d, 1)                                          \
+	for (int r_ = 1; r_ <= FB_RC6_ROUNDS; r_ += 4) {                 \
+		EACH(ENC_HALF, a, b, c, d, r_)                           \
+		EACH(ENC_HALF, b, c, d, a, r_ + 1)                       \
+		EACH(ENC_HALF, c, d, a, b, r_ + 2)                       \
+		EACH(ENC_HALF, d, a, b, c, r_ + 3)                       \
+	}                                                                \
+	EACH(FB_RC6_ADDK, a, 42)                                         \
+	EACH(FB_RC6_ADDK, c, 43)
+
+#define FB_RC6_SIMD_DEC(EACH)                                            \
+	EACH(FB_RC6_SUBK, c, 43)                                         \
+	EACH(FB_RC6_SUBK, a, 42)                                         \
+	for (int r_ = FB_RC6_ROUNDS; r_ >= 1; r_ -= 4) {                 \
+		EACH(DEC_HALF, d, a, b, c, r_)                           \
+		EACH(DEC_HALF, c, d, a, b, r_ - 1)                       \
+		EACH(DEC_HALF, b, c, d, a, r_ - 2)                       \
+		EACH(DEC_HALF, a, b, c, d, r_ - 3)                       \
+	}                                                                \
+	EACH(FB_RC6_SUBK, d, 1)                                          \
+	EACH(FB_RC6_SUBK, b, 0)
 
 #endif

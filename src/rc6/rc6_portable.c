@@ -72,8 +72,8 @@ static inline uint32_t rc6_f(uint32_t x)
 
 static void rc6_encrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in)
 {
-	uint32_t a = fb_rc6_load32(in), b = fb_rc6_load32(in + 4);
-	uint32_t c = fb_rc6_load32(in + 8), d = fb_rc6_load32(in + 12);
+	uint32_t a = fb_b128_load32(in), b = fb_b128_load32(in + 4);
+	uint32_t c = fb_b128_load32(in + 8), d = fb_b128_load32(in + 12);
 	int r;
 
 	b += s[0];
@@ -86,16 +86,16 @@ static void rc6_encrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in
 	}
 	a += s[42];
 	c += s[43];
-	fb_rc6_store32(out, a);
-	fb_rc6_store32(out + 4, b);
-	fb_rc6_store32(out + 8, c);
-	fb_rc6_store32(out + 12, d);
+	fb_b128_store32(out, a);
+	fb_b128_store32(out + 4, b);
+	fb_b128_store32(out + 8, c);
+	fb_b128_store32(out + 12, d);
 }
 
 static void rc6_decrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in)
 {
-	uint32_t a = fb_rc6_load32(in), b = fb_rc6_load32(in + 4);
-	uint32_t c = fb_rc6_load32(in + 8), d = fb_rc6_load32(in + 12);
+	uint32_t a = fb_b128_load32(in), b = fb_b128_load32(in + 4);
+	uint32_t c = fb_b128_load32(in + 8), d = fb_b128_load32(in + 12);
 	int r;
 
 	c -= s[43];
@@ -108,10 +108,10 @@ static void rc6_decrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in
 	}
 	d -= s[1];
 	b -= s[0];
-	fb_rc6_store32(out, a);
-	fb_rc6_store32(out + 4, b);
-	fb_rc6_store32(out + 8, c);
-	fb_rc6_store32(out + 12, d);
+	fb_b128_store32(out, a);
+	fb_b128_store32(out + 4, b);
+	fb_b128_store32(out + 8, c);
+	fb_b128_store32(out + 12, d);
 }
 
 void fb_rc6_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)

@@ -1,0 +1,362 @@
+/*
+ * Helpers for kernels of 128-bit block ciphers whose block is four
+ * little-endian 32-bit words (rc6, mars): word loads and stores, the CTR and
+ * CBC-decryption tails, and - for the SIMD kernels - everything except the
+ * cipher itself: the 4x4 word transpose, loads and stores of groups of
+ * vectors, counter blocks built in registers, CBC chaining, and the drivers
+ * (full batches, tails through a stack buffer, short inputs handed to a
+ * narrower kernel).
+ *
+ * A SIMD kernel file defines FB_B128_VBITS (256: AVX2 ymm, 8 blocks per
+ * vector; 512: AVX-512 zmm, 16 blocks) before including its family header,
+ * which includes this one. A group g is four vectors a##g, b##g, c##g, d##g
+ * holding word 0, 1, 2, 3 of FB_B128_LANES blocks; the cipher's round
+ * sequence is a macro BODY(EACH) applying step macros M(g, ...) to every
+ * group with EACH(M, ...), so that the groups interleave.
+ */
+#ifndef FB_BLOCK128_SIMD_H
+#define FB_BLOCK128_SIMD_H
+
+#include "internal.h"
+
+/* Little-endian word loads and stores. internal.h's fb_load32_le/
+ * fb_store32_le work byte by byte, and GCC 12 assembles the stores of a
+ * whole block from bytes (about 30 instructions and a failed store
+ * forwarding when the next block reads them back, as in CBC encryption);
+ * on little-endian hosts a memcpy is one mov. */
+static inline uint32_t fb_b128_load32(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+#else
+	return fb_load32_le(p);
+#endif
+}
+static inline void fb_b128_store32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 4);
+#else
+	fb_store32_le(p, v);
+#endif
+}
+
+/* ---- Helpers for the fused CTR and CBC-decryption paths (contract in
+ * internal.h: ctr32 increments only the last 32 bits, big-endian; cbc_dec
+ * leaves the last ciphertext block in iv). ---- */
+
+/* n counter blocks ctr, ctr + 1, ... (low 32 bits only) into buf. */
+static inline void fb_b128_ctr_fill(uint8_t *buf, const uint8_t *ctr, size_t n)
+{
+	uint32_t c = fb_load32_be(ctr + 12);
+	for (size_t i = 0; i < n; i++, buf += 16) {
+		memcpy(buf, ctr, 12);
+		fb_store32_be(buf + 12, c + (uint32_t)i);
+	}
+}
+
+static inline void fb_b128_ctr_advance(uint8_t *ctr, size_t n)
+{
+	fb_store32_be(ctr + 12, fb_load32_be(ctr + 12) + (uint32_t)n);
+}
+
+/* out = a ^ b over n bytes (any of them may be the same buffer). */
+static inline void fb_b128_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = a[i] ^ b[i];
+}
+
+/* CBC decryption of n blocks whose raw decryptions are in d[]: out[i] =
+ * d[i] ^ in[i-1] (iv for i = 0), from the last block down so that in place
+ * every ciphertext is read before it is overwritten; iv becomes in[n-1]. */
+static inline void fb_b128_cbc_finish(uint8_t *out, const uint8_t *d, const uint8_t *in, size_t n,
+				      uint8_t *iv)
+{
+	uint8_t last[16];
+	memcpy(last, in + 16 * (n - 1), 16);
+	for (size_t i = n - 1; i > 0; i--)
+		fb_b128_xor(out + 16 * i, d + 16 * i, in + 16 * (i - 1), 16);
+	fb_b128_xor(out, d, iv, 16);
+	memcpy(iv, last, 16);
+}
+
+#endif /* FB_BLOCK128_SIMD_H */
+
+/* ======================= SIMD part (x86 only) ========================== */
+#if FB_X86 && defined(FB_B128_VBITS) && !defined(FB_BLOCK128_SIMD_VEC)
+#define FB_BLOCK128_SIMD_VEC
+#include <immintrin.h>
+
+/* The vector primitives of the chosen width. After the in-lane transpose,
+ * dword 4L + q of a vector belongs to block (LANES / 4) q + L, which is what
+ * FB_B128_CTR_OFFSETS encodes. */
+#if FB_B128_VBITS == 256
+typedef __m256i fb_b128_v;
+#define FB_B128_TGT FB_TARGET("avx2")
+#define FB_B128_LANES 8
+#define FB_B128_ALIGN 32
+#define FB_B128_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define FB_B128_STOREU(p, x) _mm256_storeu_si256((__m256i *)(void *)(p), x)
+#define FB_B128_XOR(x, y) _mm256_xor_si256(x, y)
+#define FB_B128_AND(x, y) _mm256_and_si256(x, y)
+#define FB_B128_ADD(x, y) _mm256_add_epi32(x, y)
+#define FB_B128_SUB(x, y) _mm256_sub_epi32(x, y)
+#define FB_B128_SET1(x) _mm256_set1_epi32((int)(x))
+#define FB_B128_UNPACK(hilo, w, x, y) _mm256_unpack##hilo##_epi##w(x, y)
+#define FB_B128_BSWAP32(x)                                                                \
+	_mm256_shuffle_epi8(x, _mm256_set_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203, \
+						0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203))
+#define FB_B128_CTR_OFFSETS _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0)
+/* The vector before block 0 (iv, then blocks 0, 2, 4 of the low lane...):
+ * assembled from iv and block 0, never touching the 16 bytes before the
+ * buffer. */
+#define FB_B128_CBC_PREV0_SETUP                                                 \
+	const __m256i prev0_ = _mm256_inserti128_si256(                         \
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)iv)),   \
+		_mm_loadu_si128((const __m128i *)in), 1);
+#define FB_B128_CBC_PREV0 prev0_
+#elif FB_B128_VBITS == 512
+typedef __m512i fb_b128_v;
+#define FB_B128_TGT FB_TARGET("avx512f,avx512vl,avx512bw,avx512dq")
+#define FB_B128_LANES 16
+#define FB_B128_ALIGN 64
+#define FB_B128_LOADU(p) _mm512_loadu_si512((const void *)(p))
+#define FB_B128_STOREU(p, x) _mm512_storeu_si512((void *)(p), x)
+#define FB_B128_XOR(x, y) _mm512_xor_si512(x, y)
+#define FB_B128_AND(x, y) _mm512_and_si512(x, y)
+#define FB_B128_ADD(x, y) _mm512_add_epi32(x, y)
+#define FB_B128_SUB(x, y) _mm512_sub_epi32(x, y)
+#define FB_B128_SET1(x) _mm512_set1_epi32((int)(x))
+#define FB_B128_UNPACK(hilo, w, x, y) _mm512_unpack##hilo##_epi##w(x, y)
+#define FB_B128_BSWAP32(x) \
+	_mm512_shuffle_epi8(x, _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203))
+#define FB_B128_CTR_OFFSETS \
+	_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0)
+/* The vector before block 0: a masked load of blocks 0-2 over iv, which
+ * never touches the 16 bytes before the buffer. */
+#define FB_B128_CBC_PREV0_SETUP \
+	const __m512i iv_ = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)iv));
+#define FB_B128_CBC_PREV0 _mm512_mask_loadu_epi32(iv_, 0xfff0, in - 16)
+#else
+#error "FB_B128_VBITS must be 256 or 512"
+#endif
+
+/* 4x4 transpose of dwords inside each 128-bit lane (its own inverse). */
+#define FB_B128_TRANSPOSE4(a, b, c, d)                           \
+	do {                                                     \
+		fb_b128_v t0_ = FB_B128_UNPACK(lo, 32, a, b);    \
+		fb_b128_v t1_ = FB_B128_UNPACK(hi, 32, a, b);    \
+		fb_b128_v t2_ = FB_B128_UNPACK(lo, 32, c, d);    \
+		fb_b128_v t3_ = FB_B128_UNPACK(hi, 32, c, d);    \
+		a = FB_B128_UNPACK(lo, 64, t0_, t2_);            \
+		b = FB_B128_UNPACK(hi, 64, t0_, t2_);            \
+		c = FB_B128_UNPACK(lo, 64, t1_, t3_);            \
+		d = FB_B128_UNPACK(hi, 64, t1_, t3_);            \
+	} while (0)
+
+/* ---- input and output of one group g (blocks LANES g .. LANES g + LANES-1) */
+
+#define FB_B128_GROUP_BYTES (16 * FB_B128_LANES)
+#define FB_B128_VEC(p, g, v) ((p) + FB_B128_GROUP_BYTES * (g) + (FB_B128_VBITS / 8) * (v))
+#define FB_B128_DECL(g) fb_b128_v a##g, b##g, c##g, d##g;
+#define FB_B128_LOAD(g)                                   \
+	a##g = FB_B128_LOADU(FB_B128_VEC(in, g, 0));      \
+	b##g = FB_B128_LOADU(FB_B128_VEC(in, g, 1));      \
+	c##g = FB_B128_LOADU(FB_B128_VEC(in, g, 2));      \
+	d##g = FB_B128_LOADU(FB_B128_VEC(in, g, 3));      \
+	FB_B128_TRANSPOSE4(a##g, b##g, c##g, d##g);
+#define FB_B128_STORE(g)                                  \
+	FB_B128_TRANSPOSE4(a##g, b##g, c##g, d##g);       \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 0), a##g);     \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 1), b##g);     \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 2), c##g);     \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 3), d##g);
+
+/* CTR: words 0-2 of the counter block are the same for all blocks; word 3
+ * (little-endian) is the byte swap of the big-endian counter + block. */
+#define FB_B128_SETUP_CTR                                                             \
+	const fb_b128_v cw0_ = FB_B128_SET1(fb_b128_load32(iv));                      \
+	const fb_b128_v cw1_ = FB_B128_SET1(fb_b128_load32(iv + 4));                  \
+	const fb_b128_v cw2_ = FB_B128_SET1(fb_b128_load32(iv + 8));                  \
+	const fb_b128_v cnt_ = FB_B128_ADD(FB_B128_SET1(fb_load32_be(iv + 12)), FB_B128_CTR_OFFSETS);
+#define FB_B128_IN_CTR(g)                                                             \
+	a##g = cw0_;                                                                  \
+	b##g = cw1_;                                                                  \
+	c##g = cw2_;                                                                  \
+	d##g = FB_B128_BSWAP32(FB_B128_ADD(cnt_, FB_B128_SET1(FB_B128_LANES * (g))));
+#define FB_B128_XOR_IN(g, v, x) FB_B128_XOR(x, FB_B128_LOADU(FB_B128_VEC(in, g, v)))
+#define FB_B128_OUT_CTR(g)                                                            \
+	FB_B128_TRANSPOSE4(a##g, b##g, c##g, d##g);                                   \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 0), FB_B128_XOR_IN(g, 0, a##g));           \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 1), FB_B128_XOR_IN(g, 1, b##g));           \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 2), FB_B128_XOR_IN(g, 2, c##g));           \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 3), FB_B128_XOR_IN(g, 3, d##g));
+
+/* CBC decryption: the previous ciphertext of the blocks of vector v starts
+ * 16 bytes earlier; for the very first block it is iv. Stored from the last
+ * vector (and group) down: each store only overwrites ciphertext no later
+ * load needs. */
+#define FB_B128_SETUP_CBC          \
+	FB_B128_CBC_PREV0_SETUP    \
+	memcpy(iv, in + 16 * (FB_B128_LANES * G - 1), 16);
+#define FB_B128_PREV(g, v) \
+	((g) == 0 && (v) == 0 ? FB_B128_CBC_PREV0 : FB_B128_LOADU(FB_B128_VEC(in, g, v) - 16))
+#define FB_B128_OUT_CBC(g)                                                            \
+	FB_B128_TRANSPOSE4(a##g, b##g, c##g, d##g);                                   \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 3), FB_B128_XOR(d##g, FB_B128_PREV(g, 3)));  \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 2), FB_B128_XOR(c##g, FB_B128_PREV(g, 2)));  \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 1), FB_B128_XOR(b##g, FB_B128_PREV(g, 1)));  \
+	FB_B128_STOREU(FB_B128_VEC(out, g, 0), FB_B128_XOR(a##g, FB_B128_PREV(g, 0)));
+
+/* Plain encryption or decryption: no setup, loads and stores. */
+#define FB_B128_SETUP_PLAIN
+#define FB_B128_IN_PLAIN FB_B128_LOAD
+#define FB_B128_IN_CBC FB_B128_LOAD
+#define FB_B128_OUT_PLAIN FB_B128_STORE
+
+/* Apply M to groups 0 .. n-1 (with extra arguments: EACHA), and for CBC
+ * stores in reverse. */
+#define FB_B128_EACH_1(M) M(0)
+#define FB_B128_EACH_2(M) M(0) M(1)
+#define FB_B128_EACH_4(M) M(0) M(1) M(2) M(3)
+#define FB_B128_EACHA_1(M, ...) M(0, __VA_ARGS__)
+#define FB_B128_EACHA_2(M, ...) M(0, __VA_ARGS__) M(1, __VA_ARGS__)
+#define FB_B128_EACHA_4(M, ...) M(0, __VA_ARGS__) M(1, __VA_ARGS__) M(2, __VA_ARGS__) M(3, __VA_ARGS__)
+#define FB_B128_OUTS_PLAIN(GN) FB_B128_EACH_##GN(FB_B128_OUT_PLAIN)
+#define FB_B128_OUTS_CTR(GN) FB_B128_EACH_##GN(FB_B128_OUT_CTR)
+#define FB_B128_OUTS_CBC(GN) FB_B128_EACHR_##GN(FB_B128_OUT_CBC)
+#define FB_B128_EACHR_1(M) M(0)
+#define FB_B128_EACHR_2(M) M(1) M(0)
+#define FB_B128_EACHR_4(M) M(3) M(2) M(1) M(0)
+
+/* One kernel function on GN (1, 2 or 4) interleaved groups: KIND PLAIN
+ * (in -> out, may alias), CTR (iv is the counter block: out = in ^ E(ctr..))
+ * or CBC (decryption with the chaining value iv, updated). k is the key
+ * schedule's words, as BODY expects them. */
+#define FB_B128_DEFINE(name, BODY, GN, KIND)                                          \
+	static FB_B128_TGT void name(const uint32_t *k, uint8_t *out, const uint8_t *in, \
+				     uint8_t *iv)                                     \
+	{                                                                             \
+		enum { G = GN };                                                      \
+		FB_B128_SETUP_##KIND                                                  \
+		FB_B128_EACH_##GN(FB_B128_DECL)                                       \
+		(void)iv;                                                             \
+		(void)G;                                                              \
+		FB_B128_EACH_##GN(FB_B128_IN_##KIND)                                  \
+		BODY(FB_B128_EACHA_##GN)                                              \
+		FB_B128_OUTS_##KIND(GN)                                               \
+	}
+
+/* Round-key word i of k, broadcast. */
+#define FB_B128_KEY(i) FB_B128_SET1(k[i])
+
+/* ---- drivers ---------------------------------------------------------- */
+
+typedef void (*fb_b128_fn)(const uint32_t *k, uint8_t *out, const uint8_t *in, uint8_t *iv);
+
+/* The kernel functions of one SIMD kernel: enc[i] and dec[i] handle
+ * LANES << i blocks (i < nf; the last is the full batch), ctr and cbc a full
+ * batch. Inputs of up to narrow_max blocks go to the kernel narrow, which is
+ * faster there than one padded group. */
+typedef struct fb_b128_kernel {
+	unsigned nf;
+	fb_b128_fn enc[3], dec[3];
+	fb_b128_fn ctr, cbc;
+	size_t narrow_max;
+	const fb_kernel *narrow;
+} fb_b128_kernel;
+
+#define FB_B128_BATCH(K) ((size_t)FB_B128_LANES << ((K)->nf - 1))
+#define FB_B128_BUF_BYTES (16 * 4 * FB_B128_LANES) /* more than a batch tail */
+
+/* Full batches, then the tail through a stack buffer with the fewest groups
+ * that cover it (never reading or writing past the caller's blocks), or the
+ * narrow kernel if it is short. The key schedules (fb_rc6_ks, fb_mars_ks)
+ * are structures that begin with their round-key words. */
+static inline void fb_b128_run(const fb_b128_kernel *K, int enc, const void *ks, uint8_t *out,
+			       const uint8_t *in, size_t n)
+{
+	const uint32_t *k = (const uint32_t *)ks;
+	const fb_b128_fn *f = enc ? K->enc : K->dec;
+	const size_t batch = FB_B128_BATCH(K);
+	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
+	unsigned i = 0;
+
+	for (; n >= batch; n -= batch, in += 16 * batch, out += 16 * batch)
+		f[K->nf - 1](k, out, in, NULL);
+	if (n == 0)
+		return;
+	if (n <= K->narrow_max) {
+		(enc ? K->narrow->encrypt : K->narrow->decrypt)(ks, out, in, n);
+		return;
+	}
+	while (((size_t)FB_B128_LANES << i) < n)
+		i++;
+	memcpy(buf, in, 16 * n);
+	f[i](k, buf, buf, NULL);
+	memcpy(out, buf, 16 * n);
+	fb_wipe(buf, 16 * n);
+}
+
+static inline void fb_b128_ctr32(const fb_b128_kernel *K, const void *ks, uint8_t *out,
+				 const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	const uint32_t *k = (const uint32_t *)ks;
+	const size_t batch = FB_B128_BATCH(K);
+	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
+
+	for (; n >= batch; n -= batch, in += 16 * batch, out += 16 * batch) {
+		K->ctr(k, out, in, ctr);
+		fb_b128_ctr_advance(ctr, batch);
+	}
+	if (n == 0)
+		return;
+	fb_b128_ctr_fill(buf, ctr, n);
+	fb_b128_run(K, 1, ks, buf, buf, n);
+	fb_b128_xor(out, in, buf, 16 * n);
+	fb_b128_ctr_advance(ctr, n);
+	fb_wipe(buf, 16 * n);
+}
+
+static inline void fb_b128_cbc_dec(const fb_b128_kernel *K, const void *ks, uint8_t *out,
+				   const uint8_t *in, size_t n, uint8_t *iv)
+{
+	const uint32_t *k = (const uint32_t *)ks;
+	const size_t batch = FB_B128_BATCH(K);
+	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
+
+	for (; n >= batch; n -= batch, in += 16 * batch, out += 16 * batch)
+		K->cbc(k, out, in, iv);
+	if (n == 0)
+		return;
+	fb_b128_run(K, 0, ks, buf, in, n);
+	fb_b128_cbc_finish(out, buf, in, n, iv);
+	fb_wipe(buf, 16 * n);
+}
+
+/* The descriptor functions pfx_encrypt, pfx_decrypt, pfx_ctr32 and
+ * pfx_cbc_dec of the kernel whose fb_b128_kernel is K. */
+#define FB_B128_DEFINE_MODES(pfx, K)                                                      \
+	static void pfx##_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
+	{                                                                                 \
+		fb_b128_run(&(K), 1, ks, out, in, n);                                     \
+	}                                                                                 \
+	static void pfx##_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
+	{                                                                                 \
+		fb_b128_run(&(K), 0, ks, out, in, n);                                     \
+	}                                                                                 \
+	static void pfx##_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n,  \
+				uint8_t *ctr)                                             \
+	{                                                                                 \
+		fb_b128_ctr32(&(K), ks, out, in, n, ctr);                                 \
+	}                                                                                 \
+	static void pfx##_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, \
+				  uint8_t *iv)                                            \
+	{                                                                                 \
+		fb_b128_cbc_dec(&(K), ks, out, in, n, iv);                                \
+	}
+
+#endif /* SIMD part */
