@@ -44,12 +44,6 @@
 #include <strings.h>
 #include <time.h>
 
-/* fb_multi_crypt may land in the library later than the rest of the API:
- * a weak reference lets the harness link without it and skip the
- * multi-stream rows (ELF platforms; elsewhere it is an ordinary reference). */
-#if defined(__ELF__)
-#pragma weak fb_multi_crypt
-#endif
 
 _Static_assert(BM_ECB == (int)FB_ECB && BM_CBC == (int)FB_CBC && BM_CFB == (int)FB_CFB &&
 		       BM_CFB8 == (int)FB_CFB8 && BM_OFB == (int)FB_OFB && BM_CTR == (int)FB_CTR &&
@@ -512,8 +506,6 @@ static int multi_reference(case_data *cd)
 static void measure_fastblock_multi(bench *b, case_data *cd, unsigned n)
 {
 	static multi_run m; /* large; one run at a time */
-	if (!fb_multi_crypt)
-		return;
 	char label[32];
 	snprintf(label, sizeof(label), "multi x%u", n);
 	row r = { 0 };

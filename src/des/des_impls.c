@@ -1,10 +1,18 @@
 /* The DES/3DES implementations, in order of preference (see fb_family in src/internal.h). */
 #include "../internal.h"
 #include "des_table.h"
+#include "des_bs_common.h" /* des/bs-* kernels */
 
 extern const fb_kernel fb_des_table64;
 
 static const fb_kernel *const parallel[] = {
+#if FB_X86
+	&fb_des_bs_avx512_table,
+	&fb_des_bs_avx512,
+	&fb_des_vperm_avx512,
+	&fb_des_bs_avx2_table,
+	&fb_des_bs_avx2,
+#endif
 	&fb_des_table,
 	&fb_des_table64,
 	NULL,

@@ -1,0 +1,531 @@
+#!/usr/bin/env python3
+# output: src/des/des_bs_sboxes.h
+"""Bitsliced DES: S-box circuits and plane maps for the des/bs-* kernels.
+
+The circuits live in gen/des_sbox_circuits.txt, found by gen/des_sbox_search.c
+(our own search; see the comment at its top for the method and the ideas it
+borrows). This script checks every circuit against the S-boxes of FIPS 46-3
+(taken from gen/des_tables.py), checks a whole bitsliced DES built from them
+against the reference DES there, and writes the C header.
+
+Usage:
+  python3 gen/des_sbox_circuits.py OUTPATH
+      write the header (the committed src/des/des_bs_sboxes.h)
+  python3 gen/des_sbox_circuits.py --search lut|gate SECONDS [SBOX ...]
+      compile and run the search, keep any circuit smaller than the one in
+      gen/des_sbox_circuits.txt (rewrites that file)
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import des_tables as D  # noqa: E402
+
+CIRCUITS = os.path.join(HERE, "des_sbox_circuits.txt")
+SEARCH_SRC = os.path.join(HERE, "des_sbox_search.c")
+MODES = ("lut", "gate")
+M64 = (1 << 64) - 1
+
+
+# ---- truth tables --------------------------------------------------------------
+
+def input_tt(i):
+    """Truth table of S-box input b(i+1) over x = b1..b6 (b1 = bit 5)."""
+    return sum(1 << x for x in range(64) if (x >> (5 - i)) & 1)
+
+
+def output_tt(s, k):
+    """Truth table of output bit k (0 = most significant) of S-box s (0-based)."""
+    return sum(1 << x for x in range(64) if (D.sbox(s, x) >> (3 - k)) & 1)
+
+
+def lut3(x, y, z, imm):
+    r = 0
+    for k in range(8):
+        if (imm >> k) & 1:
+            r |= (x if k & 4 else ~x & M64) & (y if k & 2 else ~y & M64) & (z if k & 1 else ~z & M64)
+    return r
+
+
+GATE2 = {
+    "and": lambda x, y: x & y,
+    "or": lambda x, y: x | y,
+    "xor": lambda x, y: x ^ y,
+    "andn": lambda x, y: ~x & y & M64,
+}
+
+
+# ---- circuit file ----------------------------------------------------------------
+
+class Circuit:
+    def __init__(self, sbox, mode):
+        self.sbox, self.mode = sbox, mode
+        self.nodes = []      # (name, op, args, imm)
+        self.outs = [None] * 4  # (node, negated)
+
+    def gates(self):
+        return len(self.nodes)
+
+    def evaluate(self, inputs):
+        """inputs: six integers (truth tables or bit planes). Returns dict."""
+        val = {f"n{i}": inputs[i] for i in range(6)}
+        for name, op, args, imm in self.nodes:
+            a = [val[x] for x in args]
+            if op == "lut":
+                val[name] = lut3(a[0], a[1], a[2], imm)
+            elif op == "not":
+                val[name] = ~a[0] & M64
+            else:
+                val[name] = GATE2[op](a[0], a[1])
+        return val
+
+    def check(self):
+        val = self.evaluate([input_tt(i) for i in range(6)])
+        for k, (node, neg) in enumerate(self.outs):
+            got = val[node] ^ (M64 if neg else 0)
+            if got != output_tt(self.sbox, k):
+                raise SystemExit(f"S-box {self.sbox + 1} {self.mode}: output {k} is wrong")
+            if neg and self.mode != "lut":
+                raise SystemExit(f"S-box {self.sbox + 1} gate: complemented output")
+
+    def merges(self):
+        """Outputs whose XOR into L folds into their last gate: a LUT that
+        uses two of its inputs and feeds nothing else becomes
+        ternlog(L, u, v). Returns {k: (u, v, imm)}."""
+        if self.mode != "lut":
+            return {}
+        used = {}
+        for _, _, args, _ in self.nodes:
+            for a in args:
+                used[a] = used.get(a, 0) + 1
+        for node, _ in self.outs:
+            used[node] = used.get(node, 0) + 1
+        byname = {n[0]: n for n in self.nodes}
+        res = {}
+        for k, (node, neg) in enumerate(self.outs):
+            if node not in byname or used[node] != 1:
+                continue
+            _, _, args, imm = byname[node]
+            deps = [i for i in range(3) if any(((imm >> e) & 1) != ((imm >> (e | (4 >> i))) & 1)
+                                                for e in range(8) if not e & (4 >> i))]
+            if len(deps) > 2:
+                continue
+            deps = (deps + [d for d in range(3) if d not in deps])[:2]
+            u, v = args[deps[0]], args[deps[1]]
+            new = 0
+            for e in range(8):  # e = (L, u, v)
+                idx = 0
+                for i, d in enumerate(deps):
+                    if (e >> (1 - i)) & 1:
+                        idx |= 4 >> d
+                bit = ((imm >> idx) & 1) ^ (e >> 2) ^ int(neg)
+                new |= bit << e
+            res[k] = (u, v, new)
+        return res
+
+    def cost(self):
+        return self.gates() + 4 - len(self.merges())
+
+    def text(self):
+        lines = [f"sbox {self.sbox + 1} {self.mode} gates {self.gates()} cost {self.cost()}"]
+        for name, op, args, imm in self.nodes:
+            if op == "lut":
+                lines.append(f"{name} = lut 0x{imm:02x} {' '.join(args)}")
+            else:
+                lines.append(f"{name} = {op} {' '.join(args)}")
+        for k, (node, neg) in enumerate(self.outs):
+            lines.append(f"out{k} = {'~' if neg else ''}{node}")
+        lines.append("end")
+        return "\n".join(lines)
+
+
+def parse(lines, sbox, mode):
+    c = Circuit(sbox, mode)
+    for line in lines:
+        lhs, rhs = [s.strip() for s in line.split("=")]
+        if lhs.startswith("out"):
+            neg = rhs.startswith("~")
+            c.outs[int(lhs[3:])] = (rhs.lstrip("~"), neg)
+            continue
+        w = rhs.split()
+        if w[0] == "lut":
+            c.nodes.append((lhs, "lut", w[2:5], int(w[1], 16)))
+        else:
+            c.nodes.append((lhs, w[0], w[1:], 0))
+    return c
+
+
+def read_circuits(path=CIRCUITS):
+    circs = {}
+    with open(path) as f:
+        block, head = [], None
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("sbox "):
+                w = line.split()
+                head, block = (int(w[1]) - 1, w[2]), []
+            elif line == "end":
+                circs[head] = parse(block, *head)
+                head = None
+            else:
+                block.append(line)
+    return circs
+
+
+def write_circuits(circs, path=CIRCUITS):
+    with open(path, "w") as f:
+        f.write("# DES S-box circuits for bitsliced DES, found by gen/des_sbox_search.c\n"
+                "# (driven by gen/des_sbox_circuits.py --search). Nodes n0..n5 are the S-box\n"
+                "# inputs b1..b6; 'lut 0xII a b c' is vpternlog with immediate II and\n"
+                "# operands a, b, c (a is the most significant index bit); 'andn a b' is\n"
+                "# ~a & b; out0..out3 are the outputs, most significant first ('~' =\n"
+                "# complemented, lut mode only). cost = gates + XORs into L not folded.\n")
+        for mode in MODES:
+            for s in range(8):
+                if (s, mode) in circs:
+                    f.write("\n" + circs[(s, mode)].text() + "\n")
+
+
+# ---- plane maps ------------------------------------------------------------------
+#
+# State planes: st[0..31] = L bits 1..32, st[32..63] = R bits 1..32.
+# Data planes: d = 0..63 is FIPS bit d+1 of the block (byte d/8, bit 7-d%8).
+
+def e_planes():
+    return [e - 1 for e in D.E]
+
+
+def p_inverse():
+    """pinv[q] = f-output bit (0-based) receiving pre-P bit q (S-box output)."""
+    pinv = [0] * 32
+    for i, src in enumerate(D.P):
+        pinv[src - 1] = i
+    return pinv
+
+
+def ip_state_of_data():
+    """st index that data plane d becomes after IP."""
+    m = [0] * 64
+    for j, src in enumerate(D.IP):
+        m[src - 1] = j
+    return m
+
+
+def state_of_output():
+    """After an odd number of DES passes (A = st[0..31] = L16, B = R16) the
+    preoutput is R16 || L16; output data plane d is preoutput bit FP[d]."""
+    res = []
+    for d in range(64):
+        i = D.FP[d]  # 1-based preoutput bit
+        res.append(32 + i - 1 if i <= 32 else i - 33)
+    return res
+
+
+def key_bits():
+    """kb[r][j]: key bit (0 = MSB of key byte 0, FIPS bit 1) that is bit j of round key r."""
+    # follow each of the 56 PC-1 positions through the rotations and PC-2
+    c = [p - 1 for p in D.PC1[:28]]
+    d = [p - 1 for p in D.PC1[28:]]
+    res = []
+    for s in D.SHIFTS:
+        c = c[s:] + c[:s]
+        d = d[s:] + d[:s]
+        cd = c + d
+        res.append([cd[p - 1] for p in D.PC2])
+    return res
+
+
+# ---- a whole bitsliced DES modelled in Python --------------------------------------
+
+def bs_des_model(circs, mode, key, blocks, decrypt=False):
+    """Runs the bitsliced structure (one lane per block) with the circuits and
+    the plane maps the C code uses; returns the output blocks."""
+    n = len(blocks)
+    allones = (1 << n) - 1
+    data = [sum(((b >> (63 - dd)) & 1) << lane for lane, b in enumerate(blocks)) for dd in range(64)]
+    st = [0] * 64
+    for dd, j in enumerate(ip_state_of_data()):
+        st[j] = data[dd]
+    kb = key_bits()
+    rounds = list(range(16))
+    if decrypt:
+        rounds.reverse()
+    e, pinv = e_planes(), p_inverse()
+    a, b = 0, 32
+    for i, r in enumerate(rounds):
+        dst, src = (a, b) if i % 2 == 0 else (b, a)
+        for s in range(8):
+            ins = []
+            for t in range(6):
+                kbit = (key >> (63 - kb[r][6 * s + t])) & 1
+                ins.append(st[src + e[6 * s + t]] ^ (allones if kbit else 0))
+            c = circs[(s, mode)]
+            val = c.evaluate(ins)
+            for k, (node, neg) in enumerate(c.outs):
+                st[dst + pinv[4 * s + k]] ^= val[node] ^ (allones if neg else 0)
+                st[dst + pinv[4 * s + k]] &= allones
+    out = [0] * n
+    for dd, j in enumerate(state_of_output()):
+        for lane in range(n):
+            out[lane] |= ((st[j] >> lane) & 1) << (63 - dd)
+    return out
+
+
+def self_check(circs):
+    for c in circs.values():
+        c.check()
+    rnd = random.Random(4)
+    for mode in MODES:
+        for _ in range(4):
+            key = rnd.getrandbits(64)
+            blocks = [rnd.getrandbits(64) for _ in range(16)]
+            enc = bs_des_model(circs, mode, key, blocks)
+            assert enc == [D.des_ref(key, x) for x in blocks], mode
+            assert bs_des_model(circs, mode, key, enc, True) == blocks, mode
+
+
+# ---- C output -----------------------------------------------------------------------
+
+def permute_lut(imm, order):
+    """The immediate of LUT(args[order[0]], args[order[1]], args[order[2]])
+    computing the same function as LUT(args[0], args[1], args[2], imm)."""
+    new = 0
+    for e in range(8):
+        bits = [(e >> 2) & 1, (e >> 1) & 1, e & 1]  # values of the new operands
+        old = [0, 0, 0]
+        for pos, src in enumerate(order):
+            old[src] = bits[pos]
+        new |= ((imm >> (old[0] << 2 | old[1] << 1 | old[2])) & 1) << e
+    return new
+
+
+def schedule(nodes, keep):
+    """Reorders the gates (a topological order) so that as many as possible
+    are the last use of one of their operands: vpternlog overwrites its first
+    operand, and a gate that is no operand's last use costs a register copy.
+    Randomized greedy (fixed seed), best of a few hundred orders."""
+    names = [n[0] for n in nodes]
+    # lists in a fixed order (not sets): the output must not depend on hashing
+    ops = {n[0]: sorted(set(n[2])) for n in nodes}
+    users = {}
+    for nm in names:
+        for a in ops[nm]:
+            users.setdefault(a, []).append(nm)
+    rnd = random.Random(46)
+
+    def one(greedy):
+        left_users = {a: len(u) for a, u in users.items()}
+        waiting = {nm: sum(1 for a in ops[nm] if a in ops) for nm in names}
+        ready = [nm for nm in names if waiting[nm] == 0]
+        order, copies = [], 0
+        while ready:
+            killers = [nm for nm in ready if any(left_users[a] == 1 and a not in keep for a in ops[nm])]
+            pool = killers if killers else ready
+            pick = pool[0] if greedy else pool[rnd.randrange(len(pool))]
+            copies += not killers
+            order.append(pick)
+            ready.remove(pick)
+            for a in ops[pick]:
+                left_users[a] -= 1
+            for u in users.get(pick, ()):
+                waiting[u] -= 1
+                if waiting[u] == 0:
+                    ready.append(u)
+        return copies, order
+
+    best = one(True)
+    for _ in range(300):
+        best = min(best, one(False), key=lambda r: r[0])
+    byname = {n[0]: n for n in nodes}
+    return [byname[nm] for nm in best[1]]
+
+
+def dying_first(body_nodes, keep):
+    """vpternlog overwrites its first operand: put an operand whose last use
+    is this gate first, so the compiler needs no register copy."""
+    last = {}
+    for i, (nm, op, args, imm) in enumerate(body_nodes):
+        for a in args:
+            last[a] = i
+    res = []
+    for i, (nm, op, args, imm) in enumerate(body_nodes):
+        if op == "lut":
+            dead = [p for p in range(3) if last.get(args[p]) == i and args[p] not in keep
+                    and args.count(args[p]) == 1]
+            if dead and dead[0] != 0:
+                p = dead[0]
+                order = [p] + [q for q in range(3) if q != p]
+                args = [args[q] for q in order]
+                imm = permute_lut(imm, order)
+        res.append((nm, op, args, imm))
+    return res
+
+
+def c_sbox_macro(c):
+    s = c.sbox + 1
+    name = f"DES_BS_{c.mode.upper()}_S{s}"
+    merges = c.merges()
+    skip = {c.outs[k][0] for k in merges}
+    body = []
+    alias = {f"n{i}": f"x{i + 1}" for i in range(6)}
+    body.append("BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6);")
+    nodes = [n for n in c.nodes if n[0] not in skip]
+    # the merged outputs read their operands at the end
+    tail = [(f"o{k}", "lut", [m[0], m[1], m[0]], 0) for k, m in merges.items()]
+    keep = {x for m in merges.values() for x in m[:2]}
+    if c.mode == "lut":
+        nodes = schedule(nodes, keep)
+        nodes = dying_first(nodes + tail, keep)[:len(nodes)]
+
+    def xor_out(k, node, neg):
+        o = f"(o{k + 1})"
+        if neg:
+            return f"{o} = BS_LUT({o}, {alias.get(node, node)}, {alias.get(node, node)}, 0xc3);"
+        return f"{o} = BS_XOR({o}, {alias.get(node, node)});"
+
+    # outputs are XORed into L as soon as they exist, so they can die early
+    for k, (node, neg) in enumerate(c.outs):
+        if k not in merges and node in alias:
+            body.append(xor_out(k, node, neg))
+    for nm, op, args, imm in nodes:
+        a = [alias.get(x, x) for x in args]
+        if op == "lut":
+            expr = f"BS_LUT({a[0]}, {a[1]}, {a[2]}, 0x{imm:02x})"
+        elif op == "not":
+            expr = f"BS_NOT({a[0]})"
+        else:
+            expr = f"BS_{op.upper()}({a[0]}, {a[1]})"
+        body.append(f"BS_T {nm} = {expr};")
+        for k, (node, neg) in enumerate(c.outs):
+            if k not in merges and node == nm:
+                body.append(xor_out(k, node, neg))
+    for k, (u, v, imm) in merges.items():
+        o = f"(o{k + 1})"
+        body.append(f"{o} = BS_LUT({o}, {alias.get(u, u)}, {alias.get(v, v)}, 0x{imm:02x});")
+    head = (f"/* S{s}: {c.gates()} gates, {4 - len(merges)} separate XORs into L. */\n"
+            f"#define {name}(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do {{ \\\n")
+    return head + "".join(f"\t{line} \\\n" for line in body) + "} while (0)\n"
+
+
+def c_round_macro(mode):
+    """DES_BS_<MODE>_ROUND(A, B, KX): A ^= f(B), with KX(plane, j) the caller's
+    key XOR of R plane B[...] with round-key bit j."""
+    e, pinv = e_planes(), p_inverse()
+    lines = []
+    for s in range(8):
+        ins = ", ".join(f"KX((B)[{e[6 * s + t]}], {6 * s + t})" for t in range(6))
+        outs = ", ".join(f"(A)[{pinv[4 * s + k]}]" for k in range(4))
+        lines.append(f"\tDES_BS_{mode.upper()}_S{s + 1}({ins}, {outs}); \\\n")
+    return (f"#define DES_BS_{mode.upper()}_ROUND(A, B, KX) do {{ \\\n" + "".join(lines) +
+            "} while (0)\n")
+
+
+def c_table(name, ctype, vals, per=16):
+    out = [f"static const {ctype} {name}[{len(vals)}] __attribute__((unused)) = {{"]
+    for i in range(0, len(vals), per):
+        out.append("\t" + ", ".join(str(v) for v in vals[i:i + per]) + ",")
+    out.append("};")
+    return "\n".join(out)
+
+
+def render(circs):
+    total = {m: sum(circs[(s, m)].cost() for s in range(8)) for m in MODES}
+    gates = {m: sum(circs[(s, m)].gates() for s in range(8)) for m in MODES}
+    parts = [
+        "/* Generated by gen/des_sbox_circuits.py from gen/des_sbox_circuits.txt and",
+        " * gen/des_tables.py (FIPS 46-3); do not edit.",
+        " *",
+        " * Bitsliced DES S-boxes: DES_BS_LUT_Sj for 3-input LUT gates (vpternlog),",
+        " * DES_BS_GATE_Sj for AND/OR/XOR/ANDN(~a & b)/NOT. Each takes the six",
+        " * S-box inputs a1..a6 (b1..b6, key already XORed) and XORs the four",
+        " * outputs into the lvalues o1..o4. The includer defines BS_T and the",
+        " * gate macros (BS_LUT(a, b, c, imm) with Intel's immediate order, or",
+        " * BS_AND, BS_OR, BS_XOR, BS_ANDN, BS_NOT).",
+        f" * lut: {gates['lut']} gates, {total['lut']} operations per round with the XORs into L",
+        f" *      (plus 48 key XORs); gate: {gates['gate']} gates, {total['gate']} with the XORs.",
+        " */",
+        "#ifndef FB_DES_BS_SBOXES_H",
+        "#define FB_DES_BS_SBOXES_H",
+        "#include <stdint.h>",
+        "",
+    ]
+    for mode in MODES:
+        for s in range(8):
+            parts.append(c_sbox_macro(circs[(s, mode)]))
+        parts.append(c_round_macro(mode))
+    parts += [
+        "/* State planes: st[0..31] = L bits 1..32, st[32..63] = R bits 1..32 (FIPS",
+        " * numbering). Data planes: d = FIPS bit d+1 of the block (byte d/8, bit 7-d%8). */",
+        "",
+        "/* IP: the state plane that data plane d becomes. */",
+        c_table("des_bs_ip", "uint8_t", ip_state_of_data()),
+        "",
+        "/* FP: the state plane that output data plane d is read from (after an odd",
+        " * number of passes; the final R/L swap included). */",
+        c_table("des_bs_fp", "uint8_t", state_of_output()),
+        "",
+        "/* Key schedule: des_bs_key_bit[16 * 48]: the key bit (0 = FIPS bit 1) that is",
+        " * bit j of the round key of round r, at [48 * r + j]; parity bits never occur. */",
+        c_table("des_bs_key_bit", "uint8_t", [b for row in key_bits() for b in row], 24),
+        "",
+        "/* For vector key setup: round-key word i (= des_bs_key_bit[i]) is bit",
+        " * des_bs_key_shift[i] of the key's high (bit i%16 of des_bs_key_hi[i/16] set)",
+        " * or low 32-bit half (big-endian load). */",
+        c_table("des_bs_key_shift", "uint8_t", [31 - (b % 32) for row in key_bits() for b in row], 24),
+        c_table("des_bs_key_hi", "uint16_t",
+                [sum(1 << t for t in range(16) if kb[16 * w + t] < 32) for kb in [[b for row in key_bits() for b in row]] for w in range(48)], 12),
+        "",
+        "/* The same as state-plane slots: key planes transposed like data blocks land at",
+        " * des_bs_ip[bit], so per-lane round-key bit j of round r is plane des_bs_key_plane[48 * r + j]. */",
+        c_table("des_bs_key_plane", "uint8_t", [ip_state_of_data()[b] for row in key_bits() for b in row], 24),
+        "",
+        "#endif",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+# ---- search driver ------------------------------------------------------------------
+
+def search(mode, seconds, sboxes):
+    circs = read_circuits() if os.path.exists(CIRCUITS) else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "search")
+        subprocess.check_call(["cc", "-O2", "-o", exe, SEARCH_SRC])
+        for s in sboxes:
+            tts = ["%016x" % output_tt(s, k) for k in range(4)]
+            seed = random.getrandbits(32)
+            res = subprocess.run([exe, mode, str(seconds), str(seed)] + tts,
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+            new = parse(res[1:], s, mode)
+            new.check()
+            old = circs.get((s, mode))
+            print(f"S{s + 1} {mode}: new cost {new.cost()}, old {old.cost() if old else '-'}")
+            if old is None or new.cost() < old.cost():
+                circs[(s, mode)] = new
+                write_circuits(circs)
+
+
+def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "--search":
+        sboxes = [int(x) - 1 for x in sys.argv[4:]] or list(range(8))
+        search(sys.argv[2], float(sys.argv[3]), sboxes)
+        return
+    circs = read_circuits()
+    self_check(circs)
+    text = render(circs)
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,414 @@
+/*
+ * des/bs-avx2: bitsliced DES and Triple-DES with AVX2, 256 blocks per batch.
+ *
+ * The same scheme as des/bs-avx512 (see des_bs_common.h) on ymm planes,
+ * with the 2-input gate circuits of des_bs_sboxes.h (AND, OR, XOR, ANDN,
+ * NOT: AVX2 has no vpternlog) and a transposition by shifts and masks:
+ * ymm row i holds blocks 4i..4i+3 (little-endian qwords), and each of the
+ * four 64-bit lanes is transposed as a 64x64 bit matrix by six stages of
+ * masked swaps, so plane register c lane l bit i = bit c of the qword of
+ * block 4i+l. No GFNI or AVX-512 needed (Haswell, Zen 1-3).
+ *
+ * des/bs-avx2 is constant-time for every length; des/bs-avx2+table sends
+ * runs of a few blocks to des/table (not constant-time).
+ */
+#include "des_bs_common.h"
+#include "des_table.h"
+
+#if FB_X86
+#include <immintrin.h>
+#include "des_bs_sboxes.h"
+
+#define TGT FB_TARGET("avx2")
+
+#define DES_BS256_TABLE_MAX_DES 24
+#define DES_BS256_TABLE_MAX_EDE 20
+
+typedef __m256i V;
+
+#define BS_T V
+#define BS_AND(a, b) _mm256_and_si256((a), (b))
+#define BS_OR(a, b) _mm256_or_si256((a), (b))
+#define BS_XOR(a, b) _mm256_xor_si256((a), (b))
+#define BS_ANDN(a, b) _mm256_andnot_si256((a), (b))
+#define BS_NOT(a) _mm256_xor_si256((a), _mm256_set1_epi32(-1))
+#define KX(p, j) _mm256_xor_si256((p), _mm256_set1_epi32((int)k[j]))
+
+TGT static inline void round256(V *restrict a, const V *restrict b, const uint32_t *k)
+{
+	DES_BS_GATE_ROUND(a, b, KX);
+}
+
+TGT static void pass256(V *st, const uint32_t *rk, int dec, int swap)
+{
+	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
+	const uint32_t *k = dec ? rk + 15 * 48 : rk;
+	ptrdiff_t step = dec ? -48 : 48;
+	for (int r = 0; r < 8; r++) {
+		round256(a, b, k);
+		k += step;
+		round256(b, a, k);
+		k += step;
+	}
+}
+
+TGT static void crypt256(V *st, const des_bs_ks *ks, int dec)
+{
+	if (ks->nkeys == 1) {
+		pass256(st, ks->rk[0], dec, 0);
+	} else if (!dec) {
+		pass256(st, ks->rk[0], 0, 0);
+		pass256(st, ks->rk[1], 1, 1);
+		pass256(st, ks->rk[2], 0, 0);
+	} else {
+		pass256(st, ks->rk[2], 1, 0);
+		pass256(st, ks->rk[1], 0, 1);
+		pass256(st, ks->rk[0], 1, 0);
+	}
+}
+
+/* ---- transposition ------------------------------------------------------------ */
+
+/* One swap stage on rows a (bit j of the row index clear) and b (set):
+ * bit c of a with c & s set <-> bit c - s of b. */
+#define SWAP_STAGE(a, b, s, mk) do { \
+	V t_ = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64((a), (s)), (b)), (mk)); \
+	(b) = _mm256_xor_si256((b), t_); \
+	(a) = _mm256_xor_si256((a), _mm256_slli_epi64(t_, (s))); \
+} while (0)
+
+/* Three stages (row strides st, 2st, 4st) on 8 rows held in registers. */
+TGT static inline void tr8rows(V *m, int base, int st, int s0, const V mk[3])
+{
+	V r[8];
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		r[i] = m[base + i * st];
+	_Pragma("GCC unroll 3")
+	for (int j = 0; j < 3; j++)
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			if (!(i >> j & 1))
+				SWAP_STAGE(r[i], r[i | 1 << j], s0 << j, mk[j]);
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		m[base + i * st] = r[i];
+}
+
+/* Transposes the 64x64 bit matrix held in each 64-bit lane of m[0..63]
+ * (row i = m[i], column c = bit c): bit c of m[i] <-> bit i of m[c].
+ * Six stages of masked swaps, three at a time on 8 rows in registers. */
+TGT static void tr64(V *m)
+{
+	const V lo[3] = { _mm256_set1_epi64x(0x5555555555555555ll), _mm256_set1_epi64x(0x3333333333333333ll),
+			  _mm256_set1_epi64x(0x0F0F0F0F0F0F0F0Fll) };
+	const V hi[3] = { _mm256_set1_epi64x(0x00FF00FF00FF00FFll), _mm256_set1_epi64x(0x0000FFFF0000FFFFll),
+			  _mm256_set1_epi64x(0x00000000FFFFFFFFll) };
+	for (int g = 0; g < 8; g++)
+		tr8rows(m, 8 * g, 1, 1, lo);
+	for (int g = 0; g < 8; g++)
+		tr8rows(m, g, 8, 8, hi);
+}
+
+/* Data plane d (FIPS bit d+1) sits in bit c of the little-endian qword. */
+static inline int qword_bit(int d)
+{
+	return 8 * (d >> 3) + 7 - (d & 7);
+}
+
+TGT static inline __m256i lanes(size_t b0, size_t n)
+{
+	/* all-ones in each 64-bit lane l with b0 + l < n */
+	long long m[4];
+	for (int l = 0; l < 4; l++)
+		m[l] = b0 + (size_t)l < n ? -1 : 0;
+	return _mm256_setr_epi64x(m[0], m[1], m[2], m[3]);
+}
+
+TGT static void in256(V *st, const uint8_t *in, size_t n)
+{
+	V m[64];
+	for (int i = 0; i < 64; i++) {
+		size_t b0 = 4 * (size_t)i;
+		if (b0 + 4 <= n)
+			m[i] = _mm256_loadu_si256((const void *)(in + 8 * b0));
+		else if (b0 < n)
+			m[i] = _mm256_maskload_epi64((const long long *)(const void *)(in + 8 * b0), lanes(b0, n));
+		else
+			m[i] = _mm256_setzero_si256();
+	}
+	tr64(m);
+	for (int d = 0; d < 64; d++)
+		st[des_bs_ip[d]] = m[qword_bit(d)];
+}
+
+enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
+
+TGT static void out256(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src, uint64_t iv)
+{
+	V m[64];
+	for (int d = 0; d < 64; d++)
+		m[qword_bit(d)] = st[des_bs_fp[d]];
+	tr64(m);
+	for (int i = 63; i >= 0; i--) { /* last block first: out == src is safe */
+		size_t b0 = 4 * (size_t)i;
+		if (b0 >= n)
+			continue;
+		int full = b0 + 4 <= n;
+		V mk = full ? _mm256_set1_epi32(-1) : lanes(b0, n), x = m[i];
+		if (how == OUT_XOR) {
+			V c = full ? _mm256_loadu_si256((const void *)(src + 8 * b0))
+				   : _mm256_maskload_epi64((const long long *)(const void *)(src + 8 * b0), mk);
+			x = _mm256_xor_si256(x, c);
+		} else if (how == OUT_CBC) {
+			V prev;
+			if (i) {
+				const uint8_t *p = src + 8 * b0 - 8;
+				prev = full ? _mm256_loadu_si256((const void *)p)
+					    : _mm256_maskload_epi64((const long long *)(const void *)p, mk);
+			} else {
+				V c = full ? _mm256_loadu_si256((const void *)src)
+					   : _mm256_maskload_epi64((const long long *)(const void *)src, mk);
+				prev = _mm256_permute4x64_epi64(c, 0x93); /* c3 c0 c1 c2 */
+				prev = _mm256_blend_epi32(prev, _mm256_set1_epi64x((long long)iv), 0x03);
+			}
+			x = _mm256_xor_si256(x, prev);
+		}
+		if (full)
+			_mm256_storeu_si256((void *)(out + 8 * b0), x);
+		else
+			_mm256_maskstore_epi64((long long *)(void *)(out + 8 * b0), mk, x);
+	}
+}
+
+/* Bit j of the block index b = 4i + l of each lane (lane l, bit i). */
+TGT static inline V lane_index_plane(int j)
+{
+	static const uint64_t pat[6] = {
+		0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
+		0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull,
+	};
+	if (j == 0)
+		return _mm256_setr_epi64x(0, -1, 0, -1);
+	if (j == 1)
+		return _mm256_setr_epi64x(0, 0, -1, -1);
+	return _mm256_set1_epi64x((long long)pat[j - 2]);
+}
+
+TGT static void ctr_planes256(V *st, uint32_t hi, uint32_t lo)
+{
+	const V ones = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256();
+	for (int d = 0; d < 32; d++)
+		st[des_bs_ip[d]] = (hi >> (31 - d) & 1) ? ones : zero;
+	V carry = zero;
+	for (int j = 0; j < 32; j++) {
+		V c = (lo >> j & 1) ? ones : zero;
+		V x = j < 8 ? lane_index_plane(j) : zero;
+		V xc = _mm256_xor_si256(x, c);
+		st[des_bs_ip[63 - j]] = _mm256_xor_si256(xc, carry);
+		carry = _mm256_or_si256(_mm256_and_si256(x, c), _mm256_and_si256(xc, carry));
+	}
+}
+
+/* ---- kernel entry points ---------------------------------------------------------- */
+
+static int use_table(const des_bs_ks *ks, size_t n)
+{
+	return ks->use_table && n < (ks->nkeys == 1 ? DES_BS256_TABLE_MAX_DES : DES_BS256_TABLE_MAX_EDE);
+}
+
+TGT static void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+{
+	_Alignas(32) V st[64];
+	while (n) {
+		size_t m = n < 256 ? n : 256;
+		in256(st, in, m);
+		crypt256(st, ks, dec);
+		out256(out, st, m, OUT_PLAIN, NULL, 0);
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+}
+
+static void bs256_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		fb_des_table.encrypt(ks->table_ks, out, in, n);
+	else if (n)
+		ecb256(ks, out, in, n, 0);
+}
+
+static void bs256_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		fb_des_table.decrypt(ks->table_ks, out, in, n);
+	else if (n)
+		ecb256(ks, out, in, n, 1);
+}
+
+TGT static void ctr256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	_Alignas(32) V st[64];
+	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
+	while (n) {
+		size_t m = n < 256 ? n : 256;
+		ctr_planes256(st, hi, lo);
+		crypt256(st, ks, 0);
+		out256(out, st, m, OUT_XOR, in, 0);
+		lo += (uint32_t)m;
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	fb_store32_be(ctr + 4, lo);
+}
+
+static void ctr_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	uint8_t buf[8 * 16];
+	while (n) {
+		size_t m = n < 16 ? n : 16;
+		uint32_t lo = fb_load32_be(ctr + 4);
+		for (size_t i = 0; i < m; i++) {
+			memcpy(buf + 8 * i, ctr, 4);
+			fb_store32_be(buf + 8 * i + 4, lo + (uint32_t)i);
+		}
+		fb_des_table.encrypt(ks->table_ks, buf, buf, m);
+		for (size_t i = 0; i < 8 * m; i++)
+			out[i] = in[i] ^ buf[i];
+		fb_store32_be(ctr + 4, lo + (uint32_t)m);
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	fb_wipe(buf, sizeof buf);
+}
+
+static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		ctr_table(ks, out, in, n, ctr);
+	else if (n)
+		ctr256(ks, out, in, n, ctr);
+}
+
+TGT static void cbcdec256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	_Alignas(32) V st[64];
+	uint64_t chain;
+	memcpy(&chain, iv, 8);
+	while (n) {
+		size_t m = n < 256 ? n : 256;
+		uint64_t next;
+		memcpy(&next, in + 8 * (m - 1), 8);
+		in256(st, in, m);
+		crypt256(st, ks, 1);
+		out256(out, st, m, OUT_CBC, in, chain);
+		chain = next;
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	memcpy(iv, &chain, 8);
+}
+
+static void cbcdec_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	uint8_t c[8], p[8];
+	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
+		memcpy(c, in, 8);
+		fb_des_table.decrypt(ks->table_ks, p, c, 1);
+		for (int j = 0; j < 8; j++)
+			out[j] = p[j] ^ iv[j];
+		memcpy(iv, c, 8);
+	}
+	fb_wipe(p, sizeof p);
+}
+
+static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		cbcdec_table(ks, out, in, n, iv);
+	else if (n)
+		cbcdec256(ks, out, in, n, iv);
+}
+
+/* Key setup: the round-key words of fb_des_bs_setkey, eight at a time
+ * (variable shifts of the key's halves); des/vperm-avx512's schedule is
+ * not needed here and stays zero. Constant-time. */
+TGT static void schedule256(uint32_t *rk, const uint8_t key[8])
+{
+	uint64_t k = fb_load64_be(key);
+	const V hi = _mm256_set1_epi32((int)(uint32_t)(k >> 32)), lo = _mm256_set1_epi32((int)(uint32_t)k);
+	const V one = _mm256_set1_epi32(1), bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	for (int i = 0; i < 16 * 48; i += 8) {
+		V sh = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const void *)(des_bs_key_shift + i)));
+		int m = des_bs_key_hi[i / 16] >> (i % 16) & 0xFF;
+		V use_hi = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(m), bits), bits);
+		V x = _mm256_blendv_epi8(_mm256_srlv_epi32(lo, sh), _mm256_srlv_epi32(hi, sh), use_hi);
+		x = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(x, one));
+		_mm256_storeu_si256((void *)(rk + i), x);
+	}
+}
+
+TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)
+{
+	des_bs_ks *ks = ksp;
+	if (keylen != 8 && keylen != 16 && keylen != 24)
+		return FB_ERR_KEY_LENGTH;
+	ks->nkeys = keylen == 8 ? 1 : 3;
+	ks->use_table = 0;
+	schedule256(ks->rk[0], key);
+	if (keylen > 8) {
+		schedule256(ks->rk[1], key + 8);
+		schedule256(ks->rk[2], keylen == 24 ? key + 16 : key);
+	}
+	return FB_OK;
+}
+
+static int setkey256_table(void *ksp, const uint8_t *key, size_t keylen)
+{
+	des_bs_ks *ks = ksp;
+	int err = setkey256(ksp, key, keylen);
+	if (err != FB_OK)
+		return err;
+	ks->use_table = 1;
+	return fb_des_table.setkey(ks->table_ks, key, keylen);
+}
+
+#define BS256_FUNCS \
+	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32, \
+	.cbc_dec = bs256_cbc_dec
+
+const fb_kernel fb_des_bs_avx2 = {
+	.name = "des/bs-avx2",
+	.family = "des",
+	.block_size = 8,
+	.cpu_needs = FB_CPU_AVX2,
+	.constant_time = 1,
+	.batch = 256,
+	.ks_size = sizeof(des_bs_ks),
+	.note = "bitsliced, 256 blocks per batch, and/or/xor/andn S-box circuits",
+	.setkey = setkey256,
+	BS256_FUNCS,
+};
+
+const fb_kernel fb_des_bs_avx2_table = {
+	.name = "des/bs-avx2+table",
+	.family = "des",
+	.block_size = 8,
+	.cpu_needs = FB_CPU_AVX2,
+	.constant_time = 0,
+	.batch = 256,
+	.ks_size = sizeof(des_bs_ks),
+	.note = "des/bs-avx2, with des/table for runs of a few blocks",
+	.setkey = setkey256_table,
+	BS256_FUNCS,
+};
+
+#endif /* FB_X86 */

@@ -1,0 +1,561 @@
+/*
+ * des/bs-avx512: bitsliced DES and Triple-DES, 512 blocks per batch.
+ *
+ * - Plane j of the state is one zmm register: bit lane i holds bit j of
+ *   block i of the batch. 64 planes = 4 KB of state in memory; each S-box
+ *   loads its six input planes, XORs the round-key bits in with embedded
+ *   broadcasts of all-zero/all-one words, runs its vpternlog circuit
+ *   (des_bs_sboxes.h, found by gen/des_sbox_search.c) and XORs the four
+ *   outputs into the other half. E, P, IP and FP are plane renaming.
+ * - Transposition in: vpermb (8x8 byte transpose inside a zmm),
+ *   vgf2p8affineqb (8x8 bit transpose inside each qword), then two 8x8 qword
+ *   transposes across registers (vpermt2q) around one more vpermb; the last
+ *   stage stores each plane straight into its place after IP. Out is the
+ *   mirror image, reading the planes in FP order. About 9 shuffles per 8
+ *   blocks each way, against ~4,700 logic operations per 512 blocks per
+ *   DES pass.
+ * - Triple-DES runs its three passes between one transposition in and one
+ *   out. CTR builds the counter planes directly (a bitsliced add of the lane
+ *   index), so only the output is transposed; CBC decryption XORs the
+ *   previous ciphertext while storing, last block first (in-place safe).
+ * - Partial batches use masked loads and stores (same cost as a full one);
+ *   runs below DES_BS512_VPERM_MIN blocks go to des/vperm-avx512's path
+ *   (S-box lookups by vpermb, also constant-time). des/bs-avx512+table
+ *   sends runs of 1-2 blocks to des/table (faster there, not constant-time).
+ */
+#include "des_bs_common.h"
+#include "des_table.h"
+
+#if FB_X86
+#ifdef FB_DES_AVX512_EMULATED
+/* tests/test_ct_valgrind.c compiles this file with a portable model of the
+ * intrinsics, so that valgrind (which has no AVX-512) can check it */
+#define TGT
+#else
+#include <immintrin.h>
+#define TGT FB_TARGET("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,gfni")
+#endif
+#include "des_bs_sboxes.h"
+
+/* Runs shorter than this go to des/vperm-avx512's path (constant-time,
+ * ~390 TSC ticks for 1-8 DES blocks, 31 per block after that, against ~2,500
+ * for a bitsliced batch of any size up to 512; Triple-DES 1,010 / 82 /
+ * 6,300: the crossover is near 80 blocks for both). */
+#define DES_BS512_VPERM_MIN 80
+/* des/bs-avx512+table sends runs shorter than this to des/table (240 ticks
+ * for one DES block, 137 per further block; 3DES 640 / 390). */
+#define DES_BS512_TABLE_MAX 3
+
+typedef __m512i V;
+
+#define BS_T V
+#define BS_LUT(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))
+#define BS_XOR(a, b) _mm512_xor_si512((a), (b))
+/* R plane p XOR round-key bit j (k points at the round's 48 words). */
+#define KX(p, j) _mm512_xor_si512((p), _mm512_set1_epi32((int)k[j]))
+
+TGT static inline void round512(V *restrict a, const V *restrict b, const uint32_t *k)
+{
+	DES_BS_LUT_ROUND(a, b, KX);
+}
+
+/* One DES pass (16 rounds) over st with the 16x48 key words rk, forwards
+ * (encryption) or backwards. swap exchanges the roles of the halves, which
+ * is how the second pass of EDE continues from the first. */
+TGT static void pass512(V *st, const uint32_t *rk, int dec, int swap)
+{
+	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
+	const uint32_t *k = dec ? rk + 15 * 48 : rk;
+	ptrdiff_t step = dec ? -48 : 48;
+	for (int r = 0; r < 8; r++) {
+		round512(a, b, k);
+		k += step;
+		round512(b, a, k);
+		k += step;
+	}
+}
+
+TGT static void crypt512(V *st, const des_bs_ks *ks, int dec)
+{
+	if (ks->nkeys == 1) {
+		pass512(st, ks->rk[0], dec, 0);
+	} else if (!dec) {
+		pass512(st, ks->rk[0], 0, 0);
+		pass512(st, ks->rk[1], 1, 1);
+		pass512(st, ks->rk[2], 0, 0);
+	} else {
+		pass512(st, ks->rk[2], 1, 0);
+		pass512(st, ks->rk[1], 0, 1);
+		pass512(st, ks->rk[0], 1, 0);
+	}
+}
+
+/* ---- transposition ---------------------------------------------------------
+ *
+ * Block b of a batch (b = 64g + 8s + q) lives in bit 7-q of byte s of qword
+ * g of every plane. In memory, zmm r = 8g + s holds blocks 8r..8r+7.
+ */
+
+/* 8x8 transpose of qwords across z[0..7]: z[i] qword j <-> z[j] qword i,
+ * as three exchanges of one index bit each (vpermt2q). */
+TGT static inline void tr8x8q(V z[8])
+{
+	const V lo[3] = {
+		_mm512_setr_epi64(0, 8, 2, 10, 4, 12, 6, 14),
+		_mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13),
+		_mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11),
+	};
+	const V hi[3] = {
+		_mm512_setr_epi64(1, 9, 3, 11, 5, 13, 7, 15),
+		_mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15),
+		_mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15),
+	};
+	_Pragma("GCC unroll 8")
+	for (int j = 0; j < 3; j++)
+		_Pragma("GCC unroll 8")
+		for (int a = 0; a < 8; a++)
+			if (!(a >> j & 1)) {
+				V x = z[a], y = z[a | 1 << j];
+				z[a] = _mm512_permutex2var_epi64(x, lo[j], y);
+				z[a | 1 << j] = _mm512_permutex2var_epi64(x, hi[j], y);
+			}
+}
+
+/* vpermb index: byte 8i+j <- byte 8j+i (8x8 byte transpose in a zmm). */
+static const uint8_t bt_idx[64] = {
+	0, 8, 16, 24, 32, 40, 48, 56, 1, 9, 17, 25, 33, 41, 49, 57,
+	2, 10, 18, 26, 34, 42, 50, 58, 3, 11, 19, 27, 35, 43, 51, 59,
+	4, 12, 20, 28, 36, 44, 52, 60, 5, 13, 21, 29, 37, 45, 53, 61,
+	6, 14, 22, 30, 38, 46, 54, 62, 7, 15, 23, 31, 39, 47, 55, 63,
+};
+/* The same with the bytes of each qword reversed (byte 8i+7-j <- 8j+i),
+ * which lets the bit transpose on the way out be the inverse of the one
+ * on the way in. */
+static const uint8_t bt_rev_idx[64] = {
+	56, 48, 40, 32, 24, 16, 8, 0, 57, 49, 41, 33, 25, 17, 9, 1,
+	58, 50, 42, 34, 26, 18, 10, 2, 59, 51, 43, 35, 27, 19, 11, 3,
+	60, 52, 44, 36, 28, 20, 12, 4, 61, 53, 45, 37, 29, 21, 13, 5,
+	62, 54, 46, 38, 30, 22, 14, 6, 63, 55, 47, 39, 31, 23, 15, 7,
+};
+
+/* vgf2p8affineqb with the data as matrix: result byte p bit i = data byte
+ * 7-i bit p (in), or data byte i bit 7-p after the byte reversal (out). */
+#define GF_IN 0x8040201008040201ull
+#define GF_OUT 0x0102040810204080ull
+
+static inline __mmask8 lane_mask(size_t b0, size_t n)
+{
+	return b0 + 8 <= n ? 0xFF : b0 < n ? (__mmask8)((1u << (n - b0)) - 1) : 0;
+}
+
+/* n (1..512) blocks from in -> planes st (after IP). */
+TGT static void in512(V *st, const uint8_t *in, size_t n)
+{
+	V tmp[64];
+	const V bt = _mm512_loadu_si512(bt_idx), gf = _mm512_set1_epi64((long long)GF_IN);
+	_Pragma("GCC unroll 8")
+	for (int g = 0; g < 8; g++) {
+		V z[8];
+		_Pragma("GCC unroll 8")
+		for (int s = 0; s < 8; s++) {
+			size_t b0 = 64 * (size_t)g + 8 * (size_t)s;
+			V x = _mm512_maskz_loadu_epi64(lane_mask(b0, n), in + 8 * b0);
+			x = _mm512_permutexvar_epi8(bt, x);
+			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0);
+		}
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int y = 0; y < 8; y++)
+			tmp[8 * g + y] = _mm512_permutexvar_epi8(bt, z[y]);
+	}
+	_Pragma("GCC unroll 8")
+	for (int y = 0; y < 8; y++) {
+		V z[8];
+		_Pragma("GCC unroll 8")
+		for (int g = 0; g < 8; g++)
+			z[g] = tmp[8 * g + y];
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int w = 0; w < 8; w++)
+			st[des_bs_ip[8 * y + 7 - w]] = z[w];
+	}
+}
+
+enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
+
+/* Planes st (before FP) -> n (1..512) blocks at out. OUT_XOR XORs the
+ * blocks at src in (CTR); OUT_CBC XORs the block before each one (iv for
+ * the first). Stores go last block first, so out == src is safe. */
+TGT static inline void out512(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src,
+			      V iv)
+{
+	V tmp[64];
+	const V bt = _mm512_loadu_si512(bt_idx), btr = _mm512_loadu_si512(bt_rev_idx);
+	const V gf = _mm512_set1_epi64((long long)GF_OUT);
+	_Pragma("GCC unroll 8")
+	for (int y = 0; y < 8; y++) {
+		V z[8];
+		_Pragma("GCC unroll 8")
+		for (int w = 0; w < 8; w++)
+			z[w] = st[des_bs_fp[8 * y + 7 - w]];
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int g = 0; g < 8; g++)
+			tmp[8 * g + y] = z[g];
+	}
+	_Pragma("GCC unroll 8")
+	for (int g = 7; g >= 0; g--) {
+		if (64 * (size_t)g >= n)
+			continue;
+		V z[8];
+		_Pragma("GCC unroll 8")
+		for (int y = 0; y < 8; y++)
+			z[y] = _mm512_permutexvar_epi8(btr, tmp[8 * g + y]);
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int s = 7; s >= 0; s--) {
+			size_t b0 = 64 * (size_t)g + 8 * (size_t)s;
+			__mmask8 m = lane_mask(b0, n);
+			if (!m)
+				continue;
+			V x = _mm512_gf2p8affine_epi64_epi8(gf, z[s], 0);
+			x = _mm512_permutexvar_epi8(bt, x);
+			if (how == OUT_XOR) {
+				x = _mm512_xor_si512(x, _mm512_maskz_loadu_epi64(m, src + 8 * b0));
+			} else if (how == OUT_CBC) {
+				V prev;
+				if (b0) {
+					prev = _mm512_maskz_loadu_epi64(m, src + 8 * b0 - 8);
+				} else {
+					V c = _mm512_maskz_loadu_epi64(m, src);
+					prev = _mm512_alignr_epi64(c, iv, 7);
+				}
+				x = _mm512_xor_si512(x, prev);
+			}
+			_mm512_mask_storeu_epi64(out + 8 * b0, m, x);
+		}
+	}
+}
+
+/* ---- counter planes -----------------------------------------------------------
+ *
+ * Counter block i of a batch is ctr + i on the last 32 bits (the caller
+ * guarantees no 32-bit wrap inside a call). The first 32 bits are the same
+ * for all lanes; the last 32 are a bitsliced add of the lane's index
+ * (planes of constants) to the starting value. */
+
+/* lane_bit[j]: bit j of the block index of every lane (b = 64g + 8s + q at
+ * qword g, byte s, bit 7-q). */
+TGT static inline V lane_index_plane(int j)
+{
+	if (j < 3) { /* q: bit position 7-q in every byte */
+		uint8_t m = 0;
+		_Pragma("GCC unroll 8")
+		for (int q = 0; q < 8; q++)
+			if (q >> j & 1)
+				m |= (uint8_t)(0x80 >> q);
+		return _mm512_set1_epi8((char)m);
+	}
+	if (j < 6) { /* s: whole bytes of every qword */
+		uint64_t m = 0;
+		_Pragma("GCC unroll 8")
+		for (int s = 0; s < 8; s++)
+			if (s >> (j - 3) & 1)
+				m |= 0xFFull << (8 * s);
+		return _mm512_set1_epi64((long long)m);
+	}
+	/* g: whole qwords */
+	const int sh = j - 6;
+	return _mm512_setr_epi64(0 >> sh & 1 ? -1 : 0, 1 >> sh & 1 ? -1 : 0, 2 >> sh & 1 ? -1 : 0,
+				 3 >> sh & 1 ? -1 : 0, 4 >> sh & 1 ? -1 : 0, 5 >> sh & 1 ? -1 : 0,
+				 6 >> sh & 1 ? -1 : 0, 7 >> sh & 1 ? -1 : 0);
+}
+
+TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
+{
+	const V ones = _mm512_set1_epi32(-1);
+	_Pragma("GCC unroll 8")
+	for (int d = 0; d < 32; d++) /* data bit d+1 = bit 31-d of hi */
+		st[des_bs_ip[d]] = (hi >> (31 - d) & 1) ? ones : _mm512_setzero_si512();
+	V carry = _mm512_setzero_si512();
+	_Pragma("GCC unroll 8")
+	for (int j = 0; j < 32; j++) { /* bit j of the sum = data plane 63-j */
+		V c = (lo >> j & 1) ? ones : _mm512_setzero_si512();
+		V x = j < 9 ? lane_index_plane(j) : _mm512_setzero_si512();
+		st[des_bs_ip[63 - j]] = _mm512_ternarylogic_epi64(x, c, carry, 0x96);
+		carry = _mm512_ternarylogic_epi64(x, c, carry, 0xE8); /* majority */
+	}
+}
+
+/* ---- per-lane keys (multi-stream) ---------------------------------------------------
+ *
+ * Each lane's key transposed like a data block: key bit d is plane
+ * des_bs_ip[d] of the pass's key planes, so round-key bit j of round r is
+ * plane des_bs_key_plane[48 r + j] (public indices). */
+
+#define KXL(p, j) _mm512_xor_si512((p), kp[ki[j]])
+
+TGT static inline void round512l(V *restrict a, const V *restrict b, const V *kp, const uint8_t *ki)
+{
+	DES_BS_LUT_ROUND(a, b, KXL);
+}
+
+TGT static void pass512l(V *st, const V *kp, int dec, int swap)
+{
+	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
+	const uint8_t *ki = dec ? des_bs_key_plane + 15 * 48 : des_bs_key_plane;
+	ptrdiff_t step = dec ? -48 : 48;
+	for (int r = 0; r < 8; r++) {
+		round512l(a, b, kp, ki);
+		ki += step;
+		round512l(b, a, kp, ki);
+		ki += step;
+	}
+}
+
+TGT void fb_des_bs512_lane_keys(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
+{
+	_Alignas(64) uint8_t tmp[8 * 512];
+	V *kp = kpv;
+	for (unsigned p = 0; p < nkeys; p++) {
+		for (size_t l = 0; l < nl; l++)
+			memcpy(tmp + 8 * l, kbuf + 24 * l + 8 * p, 8);
+		in512(kp + 64 * p, tmp, nl);
+	}
+	fb_wipe(tmp, sizeof tmp);
+}
+
+TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec)
+{
+	if (nkeys == 1) {
+		pass512l(st, kp, dec, 0);
+	} else if (!dec) {
+		pass512l(st, kp, 0, 0);
+		pass512l(st, kp + 64, 1, 1);
+		pass512l(st, kp + 128, 0, 0);
+	} else {
+		pass512l(st, kp + 128, 1, 0);
+		pass512l(st, kp + 64, 0, 1);
+		pass512l(st, kp, 1, 0);
+	}
+}
+
+TGT void fb_des_bs512_load(void *planes, const uint8_t *blocks, size_t nl)
+{
+	in512(planes, blocks, nl);
+}
+
+/* The chaining value's planes (IP domain) from the preoutput planes st:
+ * IP(FP(R16 L16)) is R16 L16, the halves of st swapped. */
+TGT static inline void chain_from(V *s, const V *st)
+{
+	for (int j = 0; j < 32; j++) {
+		s[j] = st[j + 32];
+		s[j + 32] = st[j];
+	}
+}
+
+TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int enc, void *sv,
+				  const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl)
+{
+	_Alignas(64) V st[64];
+	const V *kp = kpv;
+	V *s = sv;
+	for (size_t t = 0; t < nsteps; t++, in += 8 * 512, out += 8 * 512) {
+		const uint8_t *pr = t ? in - 8 * 512 : prev; /* the row before this one */
+		if (mode == FB_CBC && enc) { /* C = E(P ^ C') */
+			in512(st, in, nl);
+			for (int j = 0; j < 64; j++)
+				st[j] = _mm512_xor_si512(st[j], s[j]);
+			crypt512l(st, kp, nkeys, 0);
+			out512(out, st, nl, OUT_PLAIN, NULL, _mm512_setzero_si512());
+			chain_from(s, st);
+		} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
+			in512(st, in, nl);
+			crypt512l(st, kp, nkeys, 1);
+			out512(out, st, nl, OUT_XOR, pr, _mm512_setzero_si512());
+		} else if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
+			crypt512l(s, kp, nkeys, 0);
+			out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512());
+			in512(s, out, nl);
+		} else if (mode == FB_CFB) { /* P = C ^ E(C') */
+			in512(st, pr, nl);
+			crypt512l(st, kp, nkeys, 0);
+			out512(out, st, nl, OUT_XOR, in, _mm512_setzero_si512());
+		} else { /* OFB: O = E(O'), C = P ^ O */
+			for (int j = 0; j < 64; j++)
+				st[j] = s[j];
+			crypt512l(st, kp, nkeys, 0);
+			out512(out, st, nl, OUT_XOR, in, _mm512_setzero_si512());
+			chain_from(s, st);
+		}
+	}
+}
+
+/* ---- kernel entry points --------------------------------------------------------- */
+
+static int use_table(const des_bs_ks *ks, size_t n)
+{
+	return ks->use_table && n < DES_BS512_TABLE_MAX;
+}
+
+TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+{
+	_Alignas(64) V st[64];
+	while (n >= DES_BS512_VPERM_MIN) {
+		size_t m = n < 512 ? n : 512;
+		in512(st, in, m);
+		crypt512(st, ks, dec);
+		out512(out, st, m, OUT_PLAIN, NULL, _mm512_setzero_si512());
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	if (n)
+		fb_des_vperm_ecb(ks, out, in, n, dec);
+}
+
+static void bs512_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		fb_des_table.encrypt(ks->table_ks, out, in, n);
+	else if (n)
+		ecb512(ks, out, in, n, 0);
+}
+
+static void bs512_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		fb_des_table.decrypt(ks->table_ks, out, in, n);
+	else if (n)
+		ecb512(ks, out, in, n, 1);
+}
+
+TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	_Alignas(64) V st[64];
+	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
+	while (n >= DES_BS512_VPERM_MIN) {
+		size_t m = n < 512 ? n : 512;
+		ctr_planes512(st, hi, lo);
+		crypt512(st, ks, 0);
+		out512(out, st, m, OUT_XOR, in, _mm512_setzero_si512());
+		lo += (uint32_t)m;
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	fb_store32_be(ctr + 4, lo);
+	if (n)
+		fb_des_vperm_ctr(ks, out, in, n, ctr);
+}
+
+/* The generic CTR of the table kernel, for short runs of the +table kernel. */
+static void ctr_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	uint8_t buf[8 * 16];
+	while (n) {
+		size_t m = n < 16 ? n : 16;
+		uint32_t lo = fb_load32_be(ctr + 4);
+		for (size_t i = 0; i < m; i++) {
+			memcpy(buf + 8 * i, ctr, 4);
+			fb_store32_be(buf + 8 * i + 4, lo + (uint32_t)i);
+		}
+		fb_des_table.encrypt(ks->table_ks, buf, buf, m);
+		for (size_t i = 0; i < 8 * m; i++)
+			out[i] = in[i] ^ buf[i];
+		fb_store32_be(ctr + 4, lo + (uint32_t)m);
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	fb_wipe(buf, sizeof buf);
+}
+
+static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		ctr_table(ks, out, in, n, ctr);
+	else if (n)
+		ctr512(ks, out, in, n, ctr);
+}
+
+TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	_Alignas(64) V st[64];
+	uint64_t chain;
+	memcpy(&chain, iv, 8);
+	while (n >= DES_BS512_VPERM_MIN) {
+		size_t m = n < 512 ? n : 512;
+		uint64_t next;
+		memcpy(&next, in + 8 * (m - 1), 8); /* before an in-place overwrite */
+		in512(st, in, m);
+		crypt512(st, ks, 1);
+		out512(out, st, m, OUT_CBC, in, _mm512_set1_epi64((long long)chain));
+		chain = next;
+		in += 8 * m;
+		out += 8 * m;
+		n -= m;
+	}
+	memcpy(iv, &chain, 8);
+	if (n)
+		fb_des_vperm_cbc_dec(ks, out, in, n, iv);
+}
+
+static void cbcdec_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	uint8_t c[8], p[8];
+	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
+		memcpy(c, in, 8);
+		fb_des_table.decrypt(ks->table_ks, p, c, 1);
+		for (int j = 0; j < 8; j++)
+			out[j] = p[j] ^ iv[j];
+		memcpy(iv, c, 8);
+	}
+	fb_wipe(p, sizeof p);
+}
+
+static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	const des_bs_ks *ks = ksp;
+	if (use_table(ks, n))
+		cbcdec_table(ks, out, in, n, iv);
+	else if (n)
+		cbcdec512(ks, out, in, n, iv);
+}
+
+#define BS512_NEEDS (FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI)
+#define BS512_FUNCS \
+	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32, \
+	.cbc_dec = bs512_cbc_dec
+
+const fb_kernel fb_des_bs_avx512 = {
+	.name = "des/bs-avx512",
+	.family = "des",
+	.block_size = 8,
+	.cpu_needs = BS512_NEEDS,
+	.constant_time = 1,
+	.batch = 512,
+	.ks_size = sizeof(des_bs_ks),
+	.note = "bitsliced, 512 blocks per batch, vpternlog S-box circuits, GFNI/vpermb transposition",
+	.setkey = fb_des_bs512_setkey,
+	BS512_FUNCS,
+};
+
+const fb_kernel fb_des_bs_avx512_table = {
+	.name = "des/bs-avx512+table",
+	.family = "des",
+	.block_size = 8,
+	.cpu_needs = BS512_NEEDS,
+	.constant_time = 0,
+	.batch = 512,
+	.ks_size = sizeof(des_bs_ks),
+	.note = "des/bs-avx512, with des/table for runs of a few blocks",
+	.setkey = fb_des_bs512_setkey_table,
+	BS512_FUNCS,
+};
+
+#endif /* FB_X86 */

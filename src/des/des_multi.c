@@ -1,0 +1,483 @@
+/*
+ * fb_multi_crypt (include/fastblock.h): n independent DES/Triple-DES streams
+ * in CBC, CFB (full block) or OFB, each with its own key and IV, in one call.
+ *
+ * Serial modes cannot be parallel within one stream, so the parallelism
+ * comes from the streams: lane l of a wide kernel carries stream l with its
+ * own key (seed 001's multi-channel CBC, ipsec-mb's multi-buffer manager).
+ * Streams are sorted by length, longest first, and cut into lane sets:
+ *  - des/bs-avx512's engine, up to 512 lanes, per-lane key planes: for sets
+ *    of at least DES_MULTI_BS_MIN streams;
+ *  - des/vperm-avx512's engine, 24 lanes, per-lane round keys: smaller sets;
+ *  - otherwise (no AVX-512, or an implementation named in the options or
+ *    FASTBLOCK_IMPL) one stream at a time through a block kernel.
+ * Each step gathers one block per lane, runs the cipher on all lanes,
+ * and scatters the results; a lane whose stream has ended idles. All of it
+ * is constant-time with the two wide engines (the chaining is XORs and
+ * copies of public lengths).
+ *
+ * All arguments are checked before anything is written. After a final
+ * partial block (CFB, OFB) ivs[i] holds the value the next block would
+ * chain from had the partial block been zero-padded; only whole blocks
+ * make a continuable stream.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "des_bs_common.h"
+
+/* Sets of at least this many streams use the bitsliced engine: a 512-lane
+ * step costs about as much as 100 blocks through the 24-lane engine. */
+#define DES_MULTI_BS_MIN 96
+
+enum { ENG_KERNEL, ENG_VPERM, ENG_BS512 };
+
+typedef struct {
+	enum fb_mode mode;
+	int enc;
+	size_t keylen;
+	const uint8_t *const *keys;
+	uint8_t *const *ivs;
+	const uint8_t *const *in;
+	uint8_t *const *out;
+	const size_t *len;
+} multi_job;
+
+/* ---- argument checks ------------------------------------------------------------- */
+
+typedef struct {
+	uintptr_t lo, hi; /* [lo, hi) */
+	size_t stream;
+	int kind; /* 0 output, 1 iv */
+} region;
+
+static int region_cmp(const void *a, const void *b)
+{
+	const region *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Written regions (outputs, IVs) must be disjoint from each other and from
+ * every region read (inputs, keys, IVs), except an output equal to its own
+ * input (in place). w: room for 2n regions. */
+static int check_overlap(const multi_job *j, size_t n, region *w)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (j->len[i])
+			w[nw++] = (region){ (uintptr_t)j->out[i], (uintptr_t)j->out[i] + j->len[i], i, 0 };
+		w[nw++] = (region){ (uintptr_t)j->ivs[i], (uintptr_t)j->ivs[i] + 8, i, 1 };
+	}
+	qsort(w, nw, sizeof *w, region_cmp);
+	for (size_t i = 1; i < nw; i++)
+		if (w[i].lo < w[i - 1].hi)
+			return FB_ERR_OVERLAP;
+	/* each read region against the sorted, disjoint written ones */
+	for (size_t i = 0; i < n; i++) {
+		const struct { uintptr_t p; size_t n; int kind; } rd[3] = {
+			{ (uintptr_t)j->in[i], j->len[i], 0 },
+			{ (uintptr_t)j->keys[i], j->keylen, 1 },
+			{ (uintptr_t)j->ivs[i], 8, 2 },
+		};
+		for (int r = 0; r < 3; r++) {
+			if (!rd[r].n)
+				continue;
+			size_t lo = 0, hi = nw; /* first written region ending after rd.p */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (w[mid].hi <= rd[r].p)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t k = lo; k < nw && w[k].lo < rd[r].p + rd[r].n; k++) {
+				int in_place = rd[r].kind == 0 && w[k].kind == 0 && w[k].stream == i &&
+					       w[k].lo == rd[r].p;
+				int own_iv = rd[r].kind == 2 && w[k].kind == 1 && w[k].stream == i;
+				if (!in_place && !own_iv)
+					return FB_ERR_OVERLAP;
+			}
+		}
+	}
+	return FB_OK;
+}
+
+static int des_same_key(const uint8_t *a, const uint8_t *b)
+{
+	unsigned d = 0;
+	for (int i = 0; i < 8; i++)
+		d |= (unsigned)(a[i] ^ b[i]) & 0xFE;
+	return d == 0;
+}
+
+static int strict_key_ok(const uint8_t *key, size_t len)
+{
+	for (size_t i = 0; i < len; i += 8)
+		if (fb_des_is_weak_key(key + i))
+			return 0;
+	if (len >= 16 && des_same_key(key, key + 8))
+		return 0;
+	if (len == 24 && des_same_key(key + 8, key + 16))
+		return 0;
+	return 1;
+}
+
+static int check_args(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
+		      const multi_job *j, const fb_options *opt)
+{
+	if (!c)
+		return FB_ERR_ARGUMENT;
+	const char *fam = fb_cipher_family(c);
+	if (!fam || strcmp(fam, "des"))
+		return FB_ERR_UNKNOWN_CIPHER;
+	if (mode != FB_CBC && mode != FB_CFB && mode != FB_OFB)
+		return FB_ERR_ARGUMENT;
+	if (dir != FB_ENCRYPT && dir != FB_DECRYPT)
+		return FB_ERR_ARGUMENT;
+	if (opt && opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE)
+		return FB_ERR_PADDING_MODE;
+	if (!n)
+		return FB_OK;
+	if (!j->keys || !j->ivs || !j->in || !j->out || !j->len)
+		return FB_ERR_ARGUMENT;
+	for (size_t i = 0; i < n; i++) {
+		if (!j->keys[i] || !j->ivs[i] || (j->len[i] && (!j->in[i] || !j->out[i])))
+			return FB_ERR_ARGUMENT;
+		if (mode == FB_CBC && j->len[i] % 8)
+			return FB_ERR_DATA_LENGTH;
+		if (j->len[i] > SIZE_MAX - (uintptr_t)j->out[i] || j->len[i] > SIZE_MAX - (uintptr_t)j->in[i])
+			return FB_ERR_ARGUMENT;
+	}
+	if (opt && (opt->flags & FB_FLAG_STRICT_KEYS))
+		for (size_t i = 0; i < n; i++)
+			if (!strict_key_ok(j->keys[i], j->keylen))
+				return FB_ERR_WEAK_KEY;
+	return FB_OK;
+}
+
+/* ---- engine choice ---------------------------------------------------------------- */
+
+static int engine_supported(const fb_kernel *k)
+{
+#ifdef FB_DES_AVX512_EMULATED
+	(void)k; /* tests/test_ct_valgrind.c: modelled engines run anywhere */
+	return 1;
+#else
+	return fb_kernel_supported(k);
+#endif
+}
+
+/* The implementation named in the options or in FASTBLOCK_IMPL (the des/
+ * entry of the comma-separated list), or NULL. */
+static const char *forced(const fb_options *opt, char *buf, size_t cap)
+{
+	if (opt && opt->impl)
+		return opt->impl;
+	const char *env = fb_env_impl();
+	while (env && *env) {
+		const char *end = strchr(env, ',');
+		size_t n = end ? (size_t)(end - env) : strlen(env);
+		if (n > 4 && n < cap && !strncmp(env, "des/", 4)) {
+			memcpy(buf, env, n);
+			buf[n] = 0;
+			return buf;
+		}
+		env = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+typedef struct {
+	int kind;         /* forced engine, or -1: by set size */
+	int have_bs, have_vp;
+	const fb_kernel *k; /* ENG_KERNEL */
+} engine_choice;
+
+static int choose(const fb_options *opt, engine_choice *e)
+{
+	int need_ct = opt && (opt->flags & FB_FLAG_CONSTANT_TIME);
+	char buf[64];
+	const char *name = forced(opt, buf, sizeof buf);
+#if FB_X86
+	e->have_bs = engine_supported(&fb_des_bs_avx512);
+	e->have_vp = engine_supported(&fb_des_vperm_avx512);
+#else
+	e->have_bs = e->have_vp = 0;
+#endif
+	e->kind = -1;
+	e->k = NULL;
+	if (name) {
+		const fb_kernel *k = fb_kernel_by_name(name);
+		if (!k || strcmp(k->family, "des") || !engine_supported(k))
+			return FB_ERR_IMPL_UNAVAILABLE;
+		if (need_ct && !k->constant_time)
+			return FB_ERR_NOT_CONSTANT_TIME;
+#if FB_X86
+		/* by name: tests/test_ct_valgrind.c builds modelled copies */
+		if (!strcmp(k->name, fb_des_bs_avx512.name) || !strcmp(k->name, fb_des_bs_avx512_table.name)) {
+			e->kind = ENG_BS512;
+			return FB_OK;
+		}
+		if (!strcmp(k->name, fb_des_vperm_avx512.name)) {
+			e->kind = ENG_VPERM;
+			return FB_OK;
+		}
+#endif
+		e->kind = ENG_KERNEL;
+		e->k = k;
+		return FB_OK;
+	}
+	if (e->have_bs || e->have_vp)
+		return FB_OK;
+	/* one stream at a time: the lowest-latency kernel (constant-time if asked) */
+	const fb_kernel *const *lists[2] = { fb_family_des.serial, fb_family_des.parallel };
+	for (int l = 0; l < 2 && !e->k; l++)
+		for (const fb_kernel *const *k = lists[l]; *k; k++)
+			if (engine_supported(*k) && (!need_ct || (*k)->constant_time)) {
+				e->k = *k;
+				break;
+			}
+	if (!e->k)
+		return FB_ERR_IMPL_UNAVAILABLE;
+	e->kind = ENG_KERNEL;
+	return FB_OK;
+}
+
+/* ---- running a lane set ------------------------------------------------------------ */
+
+/* Scratch for one call, allocated once. */
+typedef struct {
+	_Alignas(64) unsigned char kplanes[DES_BS512_LANE_KEYS_SIZE];
+	_Alignas(64) unsigned char state[DES_BS512_STATE_SIZE];
+	_Alignas(64) uint64_t rin[8][512], rout[8][512], prev[512];
+	_Alignas(64) unsigned char ks[FB_KS_MAX];
+	_Alignas(64) uint64_t vk[3 * 16 * DES_VP_LANES];
+	_Alignas(64) uint8_t kbuf[24 * 512];
+	_Alignas(64) uint64_t x[512], y[512], blk[512], cv[512];
+} scratch;
+
+static void keys_of(const multi_job *j, size_t s, const uint8_t *k[3])
+{
+	const uint8_t *key = j->keys[s];
+	k[0] = key;
+	k[1] = j->keylen > 8 ? key + 8 : key;
+	k[2] = j->keylen == 24 ? key + 16 : key;
+}
+
+/* The streams lane[0..nl) (indices into the job's arrays) through the
+ * 24-lane engine or a block kernel, one block step at a time. */
+static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind, const fb_kernel *kern,
+		    scratch *w)
+{
+	unsigned nkeys = j->keylen == 8 ? 1 : 3;
+	int dec = j->mode == FB_CBC && !j->enc; /* the cipher runs backwards only here */
+	size_t steps = 0;
+	memset(w->x, 0, sizeof w->x);
+	if (kind == ENG_VPERM)
+		memset(w->vk, 0, sizeof w->vk);
+	for (size_t l = 0; l < nl; l++) {
+		size_t s = lane[l], b = (j->len[s] + 7) / 8;
+		const uint8_t *k[3];
+		keys_of(j, s, k);
+		steps = b > steps ? b : steps;
+		memcpy(&w->cv[l], j->ivs[s], 8);
+		if (kind == ENG_VPERM) {
+			uint64_t vk[16];
+			for (unsigned p = 0; p < nkeys; p++) {
+				fb_des_bs_vperm_keys(vk, k[p]);
+				for (int r = 0; r < 16; r++)
+					w->vk[(16 * p + r) * DES_VP_LANES + l] = vk[r];
+			}
+			fb_wipe(vk, sizeof vk);
+		} else {
+			memset(w->ks, 0, kern->ks_size);
+			kern->setkey(w->ks, j->keys[s], j->keylen);
+		}
+	}
+	for (size_t t = 0; t < steps; t++) {
+		size_t off = 8 * t;
+		for (size_t l = 0; l < nl; l++) {
+			size_t s = lane[l], r = j->len[s] > off ? j->len[s] - off : 0;
+			w->blk[l] = 0;
+			if (r >= 8)
+				memcpy(&w->blk[l], j->in[s] + off, 8);
+			else if (r)
+				memcpy(&w->blk[l], j->in[s] + off, r);
+			/* the cipher's input: CBC-enc P ^ C, CBC-dec C, CFB/OFB the register */
+			w->x[l] = j->mode != FB_CBC ? w->cv[l] : j->enc ? w->blk[l] ^ w->cv[l] : w->blk[l];
+		}
+#if FB_X86
+		if (kind == ENG_VPERM)
+			fb_des_vperm_lanes(w->vk, nkeys, (uint8_t *)w->y, (const uint8_t *)w->x, nl, dec);
+		else
+#endif
+			(dec ? kern->decrypt : kern->encrypt)(w->ks, (uint8_t *)w->y, (const uint8_t *)w->x, 1);
+		for (size_t l = 0; l < nl; l++) {
+			size_t s = lane[l], r = j->len[s] > off ? j->len[s] - off : 0;
+			if (!r)
+				continue;
+			uint64_t o, y = w->y[l], p = w->blk[l];
+			if (j->mode == FB_CBC) {
+				o = j->enc ? y : y ^ w->cv[l];
+				w->cv[l] = j->enc ? y : p;
+			} else {
+				o = y ^ p;
+				w->cv[l] = j->mode == FB_OFB ? y : j->enc ? o : p;
+			}
+			if (r >= 8)
+				memcpy(j->out[s] + off, &o, 8);
+			else
+				memcpy(j->out[s] + off, &o, r);
+		}
+	}
+	for (size_t l = 0; l < nl; l++)
+		memcpy(j->ivs[lane[l]], &w->cv[l], 8);
+}
+
+#if FB_X86
+/* The 512-lane engine: eight block steps per call, so that each stream is
+ * read and written a cache line (8 blocks) at a time and the chaining stays
+ * in the bitsliced domain between steps. */
+static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratch *w)
+{
+	unsigned nkeys = j->keylen == 8 ? 1 : 3;
+	size_t steps = 0;
+	memset(w->prev, 0, sizeof w->prev);
+	for (size_t l = 0; l < nl; l++) {
+		size_t s = lane[l], b = (j->len[s] + 7) / 8;
+		const uint8_t *k[3];
+		keys_of(j, s, k);
+		steps = b > steps ? b : steps;
+		for (unsigned p = 0; p < nkeys; p++)
+			memcpy(w->kbuf + 24 * l + 8 * p, k[p], 8);
+		memcpy(&w->prev[l], j->ivs[s], 8);
+		memcpy(&w->cv[l], j->ivs[s], 8);
+	}
+	fb_des_bs512_lane_keys(w->kplanes, w->kbuf, nl, nkeys);
+	if (j->mode == FB_OFB || j->enc)
+		fb_des_bs512_load(w->state, (const uint8_t *)w->prev, nl);
+	for (size_t t0 = 0; t0 < steps; t0 += 8) {
+		size_t nt = steps - t0 < 8 ? steps - t0 : 8, off0 = 8 * t0;
+		for (size_t l = 0; l < nl; l++) {
+			size_t s = lane[l], r = j->len[s] > off0 ? j->len[s] - off0 : 0;
+			const uint8_t *src = j->in[s] + off0;
+			if (r >= 64 && nt == 8) { /* the common case: a whole cache line */
+				uint64_t b[8];
+				memcpy(b, src, 64);
+				for (int t = 0; t < 8; t++)
+					w->rin[t][l] = b[t];
+				continue;
+			}
+			for (size_t t = 0; t < nt; t++, src += 8, r = r > 8 ? r - 8 : 0) {
+				w->rin[t][l] = 0;
+				if (r >= 8)
+					memcpy(&w->rin[t][l], src, 8);
+				else if (r)
+					memcpy(&w->rin[t][l], src, r);
+			}
+		}
+		/* one step at a time, while the next eight blocks of an eighth of
+		 * the streams are fetched into L2 (spread out: the line fill
+		 * queues are short) */
+		for (size_t t = 0; t < nt; t++) {
+			for (size_t l = t * nl / 8; l < (t + 1) * nl / 8; l++) {
+				size_t s = lane[l];
+				if (j->len[s] > off0 + 64) {
+					__builtin_prefetch(j->in[s] + off0 + 64, 0, 2);
+					__builtin_prefetch(j->out[s] + off0 + 64, 1, 2);
+				}
+			}
+			fb_des_bs512_multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
+						 (const uint8_t *)(t ? w->rin[t - 1] : w->prev),
+						 (const uint8_t *)w->rin[t], (uint8_t *)w->rout[t], 1, nl);
+		}
+		for (size_t l = 0; l < nl; l++) {
+			size_t s = lane[l], r = j->len[s] > off0 ? j->len[s] - off0 : 0;
+			uint8_t *dst = j->out[s] + off0;
+			if (r > 64 && nt == 8) { /* a whole cache line, and more to come */
+				uint64_t b[8];
+				for (int t = 0; t < 8; t++)
+					b[t] = w->rout[t][l];
+				memcpy(dst, b, 64);
+				continue;
+			}
+			for (size_t t = 0; t < nt && r; t++, dst += 8) {
+				uint64_t o = w->rout[t][l], p = w->rin[t][l];
+				if (r >= 8)
+					memcpy(dst, &o, 8);
+				else
+					memcpy(dst, &o, r);
+				/* the chaining value after this block */
+				w->cv[l] = j->mode == FB_OFB ? o ^ p : j->enc ? o : p;
+				r = r > 8 ? r - 8 : 0;
+			}
+		}
+		memcpy(w->prev, w->rin[nt - 1], sizeof w->prev);
+	}
+	for (size_t l = 0; l < nl; l++)
+		memcpy(j->ivs[lane[l]], &w->cv[l], 8);
+}
+#endif
+
+typedef struct {
+	size_t blocks, stream;
+} by_len;
+
+static int by_len_desc(const void *a, const void *b)
+{
+	const by_len *x = a, *y = b;
+	if (x->blocks != y->blocks)
+		return x->blocks > y->blocks ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
+		   const uint8_t *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
+		   uint8_t *const *out, const size_t *len, const fb_options *opt)
+{
+	multi_job j = { mode, dir == FB_ENCRYPT, c ? fb_cipher_key_len(c) : 0, keys, ivs, in, out, len };
+	int err = check_args(c, mode, dir, n, &j, opt);
+	if (err != FB_OK || !n)
+		return err;
+	engine_choice e;
+	err = choose(opt, &e);
+	if (err != FB_OK)
+		return err;
+	/* n regions for sorting and 2n for the overlap check share one block */
+	if (n > (SIZE_MAX - sizeof(scratch)) / (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t)))
+		return FB_ERR_ARGUMENT;
+	size_t need = sizeof(scratch) + 64 + n * (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t));
+	unsigned char *mem = malloc(need);
+	if (!mem)
+		return FB_ERR_ARGUMENT;
+	scratch *w = (scratch *)(void *)(mem + (64 - (uintptr_t)mem % 64) % 64);
+	region *reg = (region *)(void *)(w + 1);
+	by_len *order = (by_len *)(void *)(reg + 2 * n);
+	size_t *lane = (size_t *)(void *)(order + n);
+	err = check_overlap(&j, n, reg);
+	if (err == FB_OK) {
+		for (size_t i = 0; i < n; i++)
+			order[i] = (by_len){ (len[i] + 7) / 8, i };
+		qsort(order, n, sizeof *order, by_len_desc);
+		for (size_t i = 0; i < n; i++)
+			lane[i] = order[i].stream;
+		size_t done = 0;
+		while (done < n) {
+			size_t left = n - done, nl;
+			int kind = e.kind;
+			if (kind < 0)
+				kind = e.have_bs && (left >= DES_MULTI_BS_MIN || !e.have_vp) ? ENG_BS512 : ENG_VPERM;
+			nl = kind == ENG_BS512 ? 512 : kind == ENG_VPERM ? DES_VP_LANES : 1;
+			nl = left < nl ? left : nl;
+#if FB_X86
+			if (kind == ENG_BS512)
+				run_set_bs(&j, lane + done, nl, w);
+			else
+#endif
+				run_set(&j, lane + done, nl, kind, e.k, w);
+			done += nl;
+		}
+	}
+	fb_wipe(mem, need);
+	free(mem);
+	return err;
+}

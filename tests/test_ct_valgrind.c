@@ -1,0 +1,515 @@
+/*
+ * Constant-time check of the DES kernels that claim it, under valgrind:
+ *
+ *   valgrind --error-exitcode=1 --track-origins=yes test_ct_valgrind [KERNEL...]
+ *
+ * The key and the data are marked undefined (VALGRIND_MAKE_MEM_UNDEFINED)
+ * before setkey, encrypt, decrypt, ctr32 and cbc_dec run, for DES, two-key
+ * and three-key EDE and run lengths that reach every path (short runs,
+ * partial and full batches, several batches). Memcheck then reports any
+ * conditional jump or memory address that depends on them: the kernel is
+ * not constant-time. Outputs are marked defined again afterwards and checked
+ * against des/table.
+ *
+ * Valgrind has no AVX-512, so the AVX-512 kernels (des_bs_avx512.c,
+ * des_vperm_avx512.c) are compiled a second time into this program against
+ * a portable model of the intrinsics they use (below): the model is written
+ * without branches or addresses that depend on vector contents, as the
+ * instructions are, so what memcheck checks is the kernels' own code - its
+ * control flow, table indices and loads and stores. AVX2 kernels run
+ * natively.
+ *
+ * Without arguments: every constant-time DES kernel this CPU (as valgrind
+ * presents it) runs, plus the two modelled AVX-512 kernels and the
+ * multi-stream API (fb_multi_crypt, des_multi.c) over both modelled engines. With names: those
+ * (a kernel that is not constant-time, such as des/table, must make valgrind
+ * fail: the negative self-check). Exit 77 (skip) when not under valgrind.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <valgrind/memcheck.h>
+#include "../src/internal.h"
+#include "../src/des/des_table.h"
+
+/* ---- a portable model of the AVX-512 intrinsics des/bs-avx512 and
+ *      des/vperm-avx512 use ------------------------------------------------------- */
+
+typedef union {
+	uint64_t q[8];
+	uint32_t d[16];
+	uint16_t w[32];
+	uint8_t b[64];
+} __m512i;
+typedef union {
+	uint32_t d[4];
+	uint8_t b[16];
+} __m128i;
+typedef uint16_t __mmask16;
+typedef uint8_t __mmask8;
+typedef uint64_t __mmask64;
+
+static inline __m512i _mm512_setzero_si512(void)
+{
+	__m512i r;
+	memset(&r, 0, sizeof r);
+	return r;
+}
+static inline __m512i _mm512_set1_epi64(long long v)
+{
+	__m512i r;
+	for (int i = 0; i < 8; i++)
+		r.q[i] = (uint64_t)v;
+	return r;
+}
+static inline __m512i _mm512_set1_epi32(int v)
+{
+	return _mm512_set1_epi64((long long)((uint64_t)(uint32_t)v * 0x100000001ull));
+}
+static inline __m512i _mm512_set1_epi8(char v)
+{
+	return _mm512_set1_epi64((long long)((uint64_t)(uint8_t)v * 0x0101010101010101ull));
+}
+static inline __m512i _mm512_setr_epi64(long long a, long long b, long long c, long long d, long long e,
+					long long f, long long g, long long h)
+{
+	__m512i r = { { (uint64_t)a, (uint64_t)b, (uint64_t)c, (uint64_t)d, (uint64_t)e, (uint64_t)f,
+			(uint64_t)g, (uint64_t)h } };
+	return r;
+}
+static inline __m512i _mm512_loadu_si512(const void *p)
+{
+	__m512i r;
+	memcpy(&r, p, sizeof r);
+	return r;
+}
+#define _mm512_load_si512 _mm512_loadu_si512
+static inline void _mm512_storeu_si512(void *p, __m512i a)
+{
+	memcpy(p, &a, sizeof a);
+}
+static inline __m512i _mm512_maskz_loadu_epi64(__mmask8 k, const void *p)
+{
+	__m512i r = _mm512_setzero_si512();
+	for (int i = 0; i < 8; i++)
+		if (k >> i & 1)
+			memcpy(&r.q[i], (const uint8_t *)p + 8 * i, 8);
+	return r;
+}
+static inline void _mm512_mask_storeu_epi64(void *p, __mmask8 k, __m512i a)
+{
+	for (int i = 0; i < 8; i++)
+		if (k >> i & 1)
+			memcpy((uint8_t *)p + 8 * i, &a.q[i], 8);
+}
+static inline __m512i _mm512_xor_si512(__m512i a, __m512i b)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] ^= b.q[i];
+	return a;
+}
+static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c, int imm)
+{
+	__m512i r = _mm512_setzero_si512();
+	for (int k = 0; k < 8; k++)
+		if (imm >> k & 1)
+			for (int i = 0; i < 8; i++)
+				r.q[i] |= (k & 4 ? a.q[i] : ~a.q[i]) & (k & 2 ? b.q[i] : ~b.q[i]) &
+					  (k & 1 ? c.q[i] : ~c.q[i]);
+	return r;
+}
+static inline __m512i _mm512_srli_epi64(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] = n < 64 ? a.q[i] >> n : 0;
+	return a;
+}
+static inline __m512i _mm512_slli_epi64(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] = n < 64 ? a.q[i] << n : 0;
+	return a;
+}
+static inline __m512i _mm512_srli_epi16(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 32; i++)
+		a.w[i] = (uint16_t)(a.w[i] >> n);
+	return a;
+}
+static inline __m512i _mm512_slli_epi16(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 32; i++)
+		a.w[i] = (uint16_t)(a.w[i] << n);
+	return a;
+}
+static inline __m128i _mm_loadu_si128(const void *p)
+{
+	__m128i r;
+	memcpy(&r, p, sizeof r);
+	return r;
+}
+static inline __m128i _mm_setzero_si128(void)
+{
+	__m128i r;
+	memset(&r, 0, sizeof r);
+	return r;
+}
+static inline __m512i _mm512_cvtepu8_epi32(__m128i a)
+{
+	__m512i r;
+	for (int i = 0; i < 16; i++)
+		r.d[i] = a.b[i];
+	return r;
+}
+static inline __m128i _mm512_cvtepi32_epi8(__m512i a)
+{
+	__m128i r;
+	for (int i = 0; i < 16; i++)
+		r.b[i] = (uint8_t)a.d[i];
+	return r;
+}
+static inline __m512i _mm512_castsi128_si512(__m128i a)
+{
+	__m512i r = _mm512_setzero_si512();
+	memcpy(r.b, a.b, 16);
+	return r;
+}
+static inline __m512i _mm512_inserti32x4(__m512i a, __m128i b, int i)
+{
+	memcpy(a.b + 16 * i, b.b, 16);
+	return a;
+}
+static inline __m512i _mm512_mask_blend_epi32(__mmask16 k, __m512i a, __m512i b)
+{
+	for (int i = 0; i < 16; i++)
+		if (k >> i & 1)
+			a.d[i] = b.d[i];
+	return a;
+}
+static inline __m512i _mm512_and_si512(__m512i a, __m512i b)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] &= b.q[i];
+	return a;
+}
+static inline __m512i _mm512_sub_epi32(__m512i a, __m512i b)
+{
+	for (int i = 0; i < 16; i++)
+		a.d[i] -= b.d[i];
+	return a;
+}
+static inline __m512i _mm512_srlv_epi32(__m512i a, __m512i n)
+{
+	/* shift counts are public (tables) */
+	for (int i = 0; i < 16; i++)
+		a.d[i] = n.d[i] < 32 ? a.d[i] >> n.d[i] : 0;
+	return a;
+}
+static inline __mmask64 _mm512_movepi8_mask(__m512i a)
+{
+	__mmask64 m = 0;
+	for (int i = 0; i < 64; i++)
+		m |= (uint64_t)(a.b[i] >> 7) << i;
+	return m;
+}
+
+/* Byte t of a table of n bytes, chosen without a data-dependent address
+ * (a register permute reads no memory at an index). */
+static inline uint8_t pick(const uint8_t *tab, unsigned n, unsigned t)
+{
+	uint8_t v = 0;
+	for (unsigned j = 0; j < n; j++) {
+		uint32_t eq = ((uint32_t)(j ^ t) - 1u) >> 31; /* 1 iff j == t */
+		v |= tab[j] & (uint8_t)(0u - eq);
+	}
+	return v;
+}
+static inline __m512i _mm512_permutexvar_epi8(__m512i idx, __m512i a)
+{
+	__m512i r;
+	for (int i = 0; i < 64; i++)
+		r.b[i] = pick(a.b, 64, idx.b[i] & 63u);
+	return r;
+}
+static inline __m512i _mm512_maskz_permutexvar_epi8(__mmask64 k, __m512i idx, __m512i a)
+{
+	__m512i r = _mm512_permutexvar_epi8(idx, a);
+	for (int i = 0; i < 64; i++)
+		if (!(k >> i & 1))
+			r.b[i] = 0;
+	return r;
+}
+static inline __m512i _mm512_mask_permutexvar_epi8(__m512i src, __mmask64 k, __m512i idx, __m512i a)
+{
+	__m512i r = _mm512_permutexvar_epi8(idx, a);
+	for (int i = 0; i < 64; i++)
+		if (!(k >> i & 1))
+			r.b[i] = src.b[i];
+	return r;
+}
+static inline __m512i _mm512_permutex2var_epi8(__m512i a, __m512i idx, __m512i b)
+{
+	uint8_t t[128];
+	memcpy(t, a.b, 64);
+	memcpy(t + 64, b.b, 64);
+	__m512i r;
+	for (int i = 0; i < 64; i++)
+		r.b[i] = pick(t, 128, idx.b[i] & 127u);
+	return r;
+}
+static inline __m512i _mm512_permutex2var_epi64(__m512i a, __m512i idx, __m512i b)
+{
+	__m512i r; /* indices are constants in the kernels */
+	for (int i = 0; i < 8; i++)
+		r.q[i] = idx.q[i] & 8 ? b.q[idx.q[i] & 7] : a.q[idx.q[i] & 7];
+	return r;
+}
+static inline __m512i _mm512_alignr_epi64(__m512i a, __m512i b, int n)
+{
+	__m512i r;
+	for (int i = 0; i < 8; i++)
+		r.q[i] = i + n < 8 ? b.q[i + n] : a.q[i + n - 8];
+	return r;
+}
+static inline __m512i _mm512_gf2p8affine_epi64_epi8(__m512i x, __m512i a, int c)
+{
+	__m512i r;
+	for (int q = 0; q < 8; q++)
+		for (int i = 0; i < 8; i++) {
+			unsigned v = 0;
+			for (int k = 0; k < 8; k++) {
+				unsigned p = a.b[8 * q + 7 - k] & x.b[8 * q + i];
+				p ^= p >> 4;
+				p ^= p >> 2;
+				p ^= p >> 1;
+				v |= (p & 1u) << k;
+			}
+			r.b[8 * q + i] = (uint8_t)(v ^ (unsigned)c);
+		}
+	return r;
+}
+
+/* The modelled kernels, renamed so as not to clash with the library's. */
+#define FB_DES_AVX512_EMULATED 1
+#define fb_des_bs_avx512 ct_model_des_bs_avx512
+#define fb_des_bs_avx512_table ct_model_des_bs_avx512_table
+#define fb_des_vperm_avx512 ct_model_des_vperm_avx512
+#define fb_des_vperm_ecb ct_model_vperm_ecb
+#define fb_des_vperm_ctr ct_model_vperm_ctr
+#define fb_des_vperm_cbc_dec ct_model_vperm_cbc_dec
+#define fb_des_vperm_lanes ct_model_vperm_lanes
+#define fb_des_bs512_lane_keys ct_model_bs512_lane_keys
+#define fb_des_bs512_load ct_model_bs512_load
+#define fb_des_bs512_multi_steps ct_model_bs512_multi_steps
+#define fb_multi_crypt ct_model_multi_crypt
+#define fb_des_bs512_setkey ct_model_bs512_setkey
+#define fb_des_bs512_setkey_table ct_model_bs512_setkey_table
+#include "../src/des/des_vperm_avx512.c"
+#include "../src/des/des_bs_avx512.c"
+#include "../src/des/des_multi.c"
+
+/* ---- the check ---------------------------------------------------------------------------- */
+
+static unsigned long long rs = 0x853c49e6748fea9bull;
+static uint8_t rnd8(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (uint8_t)(rs >> 24);
+}
+
+#define MAXN 600
+static const size_t lengths[] = { 1, 9, 100, 600 };
+
+/* Runs one kernel over every key length, operation and length with the key
+ * and the data undefined; returns the number of wrong results. */
+static int check_kernel(const fb_kernel *k, const char *label)
+{
+	static _Alignas(64) uint8_t ks[FB_KS_MAX], kt[FB_KS_MAX];
+	static uint8_t in[8 * MAXN], sec[8 * MAXN], out[8 * MAXN], ref[8 * MAXN];
+	int bad = 0;
+	long before = VALGRIND_COUNT_ERRORS;
+	for (size_t kl = 8; kl <= 24; kl += 8) {
+		uint8_t key[24], skey[24];
+		for (size_t i = 0; i < kl; i++)
+			key[i] = rnd8();
+		for (size_t i = 0; i < sizeof in; i++)
+			in[i] = rnd8();
+		memset(kt, 0, sizeof kt);
+		fb_des_table.setkey(kt, key, kl);
+		memcpy(skey, key, kl);
+		VALGRIND_MAKE_MEM_UNDEFINED(skey, kl);
+		memset(ks, 0, sizeof ks);
+		if (k->setkey(ks, skey, kl) != FB_OK) {
+			printf("%s: setkey refused %zu bytes\n", label, kl);
+			return 1;
+		}
+		for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++) {
+			size_t n = lengths[li];
+			for (int op = 0; op < 4; op++) {
+				uint8_t iv[8], siv[8];
+				for (int i = 0; i < 8; i++)
+					iv[i] = rnd8();
+				iv[4] = 0; /* no 32-bit counter wrap */
+				memcpy(siv, iv, 8);
+				memcpy(sec, in, 8 * n);
+				VALGRIND_MAKE_MEM_UNDEFINED(sec, 8 * n);
+				/* the reference, from defined copies */
+				if (op == 0) {
+					fb_des_table.encrypt(kt, ref, in, n);
+					k->encrypt(ks, out, sec, n);
+				} else if (op == 1) {
+					fb_des_table.decrypt(kt, ref, in, n);
+					k->decrypt(ks, out, sec, n);
+				} else if (op == 2) {
+					if (!k->ctr32)
+						continue;
+					uint32_t lo = fb_load32_be(iv + 4);
+					for (size_t i = 0; i < n; i++) {
+						memcpy(ref + 8 * i, iv, 4);
+						fb_store32_be(ref + 8 * i + 4, lo + (uint32_t)i);
+					}
+					fb_des_table.encrypt(kt, ref, ref, n);
+					for (size_t i = 0; i < 8 * n; i++)
+						ref[i] ^= in[i];
+					k->ctr32(ks, out, sec, n, siv); /* the counter is public */
+				} else {
+					if (!k->cbc_dec)
+						continue;
+					fb_des_table.decrypt(kt, ref, in, n);
+					for (size_t i = 0; i < 8 * n; i++)
+						ref[i] ^= i < 8 ? iv[i] : in[i - 8];
+					VALGRIND_MAKE_MEM_UNDEFINED(siv, 8);
+					k->cbc_dec(ks, out, sec, n, siv);
+				}
+				VALGRIND_MAKE_MEM_DEFINED(out, 8 * n);
+				if (memcmp(out, ref, 8 * n)) {
+					printf("%s: wrong result, key %zu bytes, op %d, %zu blocks\n", label, kl, op,
+					       n);
+					bad++;
+				}
+			}
+		}
+	}
+	long errs = (long)VALGRIND_COUNT_ERRORS - before;
+	printf("%-30s %s (%ld memcheck errors)\n", label, errs ? "NOT constant-time" : "ok", errs);
+	return bad;
+}
+
+/* fb_multi_crypt through the modelled engines, every mode and direction,
+ * with keys, IVs and data undefined; outputs against the library's own
+ * fb_multi_crypt through des/table on defined copies. */
+#define MS 20
+static int check_multi(const char *engine)
+{
+	static uint8_t key[MS][24], skey[MS][24], iv[MS][8], siv[MS][8], riv[MS][8];
+	static uint8_t data[MS][200], sdata[MS][200], out[MS][200], ref[MS][200];
+	const uint8_t *kp[MS], *skp[MS], *ip[MS], *sip[MS];
+	uint8_t *ivp[MS], *sivp[MS], *op[MS], *rp[MS];
+	size_t len[MS];
+	static const char *const names[3] = { "des-cbc", "des-ede-cfb", "des-ede3-ofb" };
+	static const enum fb_mode modes[3] = { FB_CBC, FB_CFB, FB_OFB };
+	int bad = 0;
+	long before = VALGRIND_COUNT_ERRORS;
+	for (int m = 0; m < 3; m++)
+		for (int d = 0; d < 2; d++) {
+			const fb_cipher *c = fb_cipher_by_name(names[m]);
+			for (int i = 0; i < MS; i++) {
+				len[i] = modes[m] == FB_CBC ? 8 * (size_t)(rnd8() % 25) : rnd8() % 200;
+				for (int b = 0; b < 24; b++)
+					key[i][b] = rnd8();
+				for (int b = 0; b < 8; b++)
+					iv[i][b] = riv[i][b] = rnd8();
+				for (size_t b = 0; b < len[i]; b++)
+					data[i][b] = rnd8();
+				memcpy(skey[i], key[i], 24);
+				memcpy(siv[i], iv[i], 8);
+				memcpy(sdata[i], data[i], len[i]);
+				VALGRIND_MAKE_MEM_UNDEFINED(skey[i], 24);
+				VALGRIND_MAKE_MEM_UNDEFINED(siv[i], 8);
+				VALGRIND_MAKE_MEM_UNDEFINED(sdata[i], len[i]);
+				kp[i] = key[i], skp[i] = skey[i], ip[i] = data[i], sip[i] = sdata[i];
+				ivp[i] = riv[i], sivp[i] = siv[i], op[i] = out[i], rp[i] = ref[i];
+			}
+			fb_options ro = { FB_PAD_NONE, 0, "des/table" }, mo = { FB_PAD_NONE, 0, engine };
+			enum fb_direction dir = d ? FB_DECRYPT : FB_ENCRYPT;
+			int e1 = fb_multi_crypt(c, modes[m], dir, MS, kp, ivp, ip, rp, len, &ro);
+			int e2 = ct_model_multi_crypt(c, modes[m], dir, MS, skp, sivp, sip, op, len, &mo);
+			for (int i = 0; i < MS; i++) {
+				VALGRIND_MAKE_MEM_DEFINED(out[i], len[i]);
+				VALGRIND_MAKE_MEM_DEFINED(siv[i], 8);
+				if (e1 || e2 || memcmp(out[i], ref[i], len[i]) ||
+				    (len[i] % 8 == 0 && memcmp(siv[i], riv[i], 8))) {
+					printf("multi %s %s: stream %d differs (%d %d)\n", engine, names[m], i, e1, e2);
+					bad++;
+					break;
+				}
+			}
+		}
+	long errs = (long)VALGRIND_COUNT_ERRORS - before;
+	printf("fb_multi_crypt via %-17s %s (%ld memcheck errors)\n", engine, errs ? "NOT constant-time" : "ok",
+	       errs);
+	return bad;
+}
+
+static const fb_kernel *const models[] = {
+	&ct_model_des_bs_avx512,
+	&ct_model_des_vperm_avx512,
+};
+#define NMODELS (sizeof models / sizeof *models)
+
+static const fb_kernel *model_by_name(const char *name)
+{
+	for (size_t m = 0; m < NMODELS; m++)
+		if (!strcmp(name, models[m]->name))
+			return models[m];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (!RUNNING_ON_VALGRIND) {
+		printf("SKIP: run me under valgrind --error-exitcode=1\n");
+		return 77;
+	}
+	int bad = 0, ran = 0;
+	for (int a = 1; a < argc; a++) {
+		const fb_kernel *k = model_by_name(argv[a]);
+		if (!k) {
+			k = fb_kernel_by_name(argv[a]);
+			if (!k || !fb_kernel_supported(k)) {
+				printf("%s: unknown or not runnable here\n", argv[a]);
+				return 2;
+			}
+		}
+		bad += check_kernel(k, argv[a]);
+		ran++;
+	}
+	if (argc == 1) {
+		fb_impl_info info;
+		for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++) {
+			if (strcmp(info.family, "des") || !info.constant_time)
+				continue;
+			if (!info.supported) {
+				printf("%-30s not run natively (valgrind's CPU lacks %s)\n", info.name,
+				       info.cpu_needs);
+				continue;
+			}
+			bad += check_kernel(fb_kernel_by_name(info.name), info.name);
+			ran++;
+		}
+		for (size_t m = 0; m < NMODELS; m++) {
+			char label[64];
+			snprintf(label, sizeof label, "%s (model)", models[m]->name);
+			bad += check_kernel(models[m], label);
+			ran++;
+		}
+		bad += check_multi("des/bs-avx512");
+		bad += check_multi("des/vperm-avx512");
+		ran += 2;
+	}
+	printf("%d kernels checked, %d wrong results, %u memcheck errors in all\n", ran, bad,
+	       (unsigned)VALGRIND_COUNT_ERRORS);
+	return bad ? 1 : 0;
+}
