@@ -42,7 +42,9 @@ static fb_state *state_of(fb_ctx *ctx)
 static void wipe_used(fb_ctx *ctx)
 {
 	fb_state *s = state_of(ctx);
-	if (s->magic == FB_MAGIC_READY) {
+	/* A caller's never-initialised context could hold the magic by chance:
+	 * trust its kernel pointers only if they are ours. */
+	if (s->magic == FB_MAGIC_READY && fb_kernel_known(s->par) && fb_kernel_known(s->ser)) {
 		unsigned char *base = ctx->opaque;
 		size_t t = s->ser->ks_size;
 		fb_wipe(base + FB_KS_AREA1, s->par->ks_size);

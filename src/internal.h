@@ -117,6 +117,8 @@ extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_ma
 const fb_kernel *fb_kernel_at(size_t i);
 const fb_kernel *fb_kernel_by_name(const char *name);
 int fb_kernel_supported(const fb_kernel *k);
+/* 1 if k is one of the registered kernels (guards against stale contexts). */
+int fb_kernel_known(const fb_kernel *k);
 
 /* ---- Byte helpers ------------------------------------------------------- */
 

@@ -156,6 +156,18 @@ const fb_kernel *fb_kernel_by_name(const char *name)
 	return NULL;
 }
 
+int fb_kernel_known(const fb_kernel *k)
+{
+	for (size_t f = 0; f < NFAM; f++) {
+		const fb_kernel *const *lists[2] = { families[f]->parallel, families[f]->serial };
+		for (int l = 0; l < 2; l++)
+			for (const fb_kernel *const *p = lists[l]; *p; p++)
+				if (*p == k)
+					return 1;
+	}
+	return 0;
+}
+
 int fb_kernel_supported(const fb_kernel *k)
 {
 	return (fb_cpu_features() & k->cpu_needs) == k->cpu_needs;
