@@ -48,6 +48,7 @@ static uint32_t detect(void)
 		if (b & (1u << 31)) f |= FB_CPU_AVX512VL;
 		if (c & (1u << 1)) f |= FB_CPU_AVX512VBMI;
 		if (c & (1u << 6)) f |= FB_CPU_AVX512VBMI2;
+		if (c & (1u << 12)) f |= FB_CPU_AVX512BITALG;
 	}
 	return f;
 }
@@ -90,7 +91,7 @@ const char *fb_env_impl(void)
 static const char *const feature_names[] = {
 	"sse2", "ssse3", "sse4.1", "aesni", "pclmul", "avx", "avx2", "bmi2",
 	"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512vbmi2",
-	"gfni", "vaes", "vpclmulqdq",
+	"gfni", "vaes", "vpclmulqdq", "avx512bitalg",
 };
 
 void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap)

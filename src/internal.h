@@ -30,6 +30,7 @@ enum {
 	FB_CPU_GFNI = 1u << 14,
 	FB_CPU_VAES = 1u << 15,
 	FB_CPU_VPCLMUL = 1u << 16,
+	FB_CPU_AVX512BITALG = 1u << 17,
 };
 
 /* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */

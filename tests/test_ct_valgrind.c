@@ -12,7 +12,7 @@
  * against des/table.
  *
  * Valgrind has no AVX-512, so the AVX-512 kernels (des_bs_avx512.c,
- * des_vperm_avx512.c) are compiled a second time into this program against
+ * des_vperm_avx512.c, des_gfni_avx512.c) are compiled a second time into this program against
  * a portable model of the intrinsics they use (below): the model is written
  * without branches or addresses that depend on vector contents, as the
  * instructions are, so what memcheck checks is the kernels' own code - its
@@ -289,6 +289,30 @@ static inline __m512i _mm512_gf2p8affine_epi64_epi8(__m512i x, __m512i a, int c)
 	return r;
 }
 
+static inline __m512i _mm512_or_si512(__m512i a, __m512i b)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] |= b.q[i];
+	return a;
+}
+static inline __m512i _mm512_mask_add_epi8(__m512i src, __mmask64 k, __m512i a, __m512i b)
+{
+	for (int i = 0; i < 64; i++) { /* k is data (a vpshufbitqmb result): no branch */
+		uint8_t m = (uint8_t)(0u - (unsigned)(k >> i & 1));
+		src.b[i] = (uint8_t)((src.b[i] & ~m) | ((a.b[i] + b.b[i]) & m));
+	}
+	return src;
+}
+/* vpshufbitqmb: bit i of the result = bit (c byte i) of qword i / 8 of b; the
+ * bit positions are public (tables), the bits are data */
+static inline __mmask64 _mm512_mask_bitshuffle_epi64_mask(__mmask64 k, __m512i b, __m512i c)
+{
+	__mmask64 r = 0;
+	for (int i = 0; i < 64; i++)
+		r |= (b.q[i / 8] >> (c.b[i] & 63u) & 1u) << i;
+	return r & k;
+}
+
 /* The modelled kernels, renamed so as not to clash with the library's. */
 #define FB_DES_AVX512_EMULATED 1
 #define fb_des_bs_avx512 ct_model_des_bs_avx512
@@ -301,9 +325,18 @@ static inline __m512i _mm512_gf2p8affine_epi64_epi8(__m512i x, __m512i a, int c)
 #define fb_des_bs512_lane_keys ct_model_bs512_lane_keys
 #define fb_des_bs512_load ct_model_bs512_load
 #define fb_des_bs512_multi_steps ct_model_bs512_multi_steps
+#define fb_des_bs512_gather ct_model_bs512_gather
+#define fb_des_bs512_scatter ct_model_bs512_scatter
 #define fb_multi_crypt ct_model_multi_crypt
 #define fb_des_bs512_setkey ct_model_bs512_setkey
 #define fb_des_bs512_setkey_table ct_model_bs512_setkey_table
+#define fb_des_gfni_avx512 ct_model_des_gfni_avx512
+#define fb_des_gfni_ecb ct_model_gfni_ecb
+#define fb_des_gfni_ctr ct_model_gfni_ctr
+#define fb_des_gfni_cbc_dec ct_model_gfni_cbc_dec
+#define fb_des_gfni_lanes ct_model_gfni_lanes
+#define fb_des_gfni_keys ct_model_gfni_keys
+#include "../src/des/des_gfni_avx512.c"
 #include "../src/des/des_vperm_avx512.c"
 #include "../src/des/des_bs_avx512.c"
 #include "../src/des/des_multi.c"
@@ -456,6 +489,7 @@ static int check_multi(const char *engine)
 static const fb_kernel *const models[] = {
 	&ct_model_des_bs_avx512,
 	&ct_model_des_vperm_avx512,
+	&ct_model_des_gfni_avx512,
 };
 #define NMODELS (sizeof models / sizeof *models)
 

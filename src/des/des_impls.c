@@ -2,6 +2,7 @@
 #include "../internal.h"
 #include "des_table.h"
 #include "des_bs_common.h" /* des/bs-* kernels */
+#include "des_gfni.h"
 
 extern const fb_kernel fb_des_table64;
 
@@ -9,6 +10,7 @@ static const fb_kernel *const parallel[] = {
 #if FB_X86
 	&fb_des_bs_avx512_table,
 	&fb_des_bs_avx512,
+	&fb_des_gfni_avx512,
 	&fb_des_vperm_avx512,
 	&fb_des_bs_avx2_table,
 	&fb_des_bs_avx2,
