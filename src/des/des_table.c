@@ -53,13 +53,6 @@ static int des_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	return FB_OK;
 }
 
-/* Keeps the compiler from re-associating an XOR tree into a chain. */
-#if defined(__GNUC__)
-#define DES_TREE(v) __asm__("" : "+r"(v))
-#else
-#define DES_TREE(v) (void)0
-#endif
-
 /* l ^ f(r). The round is a chain of dependent loads: a balanced XOR tree
  * (with l at its bottom) keeps three XORs, not nine, after the last load. */
 static inline uint32_t des_round(uint32_t l, uint32_t r, const uint32_t *k)
@@ -69,14 +62,14 @@ static inline uint32_t des_round(uint32_t l, uint32_t r, const uint32_t *k)
 	uint32_t b = des_sp[2][(x >> 16) & 63] ^ des_sp[0][(x >> 24) & 63];
 	uint32_t c = des_sp[7][y & 63] ^ des_sp[5][(y >> 8) & 63];
 	uint32_t d = des_sp[3][(y >> 16) & 63] ^ des_sp[1][(y >> 24) & 63];
-	DES_TREE(a);
-	DES_TREE(b);
-	DES_TREE(c);
-	DES_TREE(d);
+	FB_KEEP(a);
+	FB_KEEP(b);
+	FB_KEEP(c);
+	FB_KEEP(d);
 	a ^= l;
 	b ^= c;
-	DES_TREE(a);
-	DES_TREE(b);
+	FB_KEEP(a);
+	FB_KEEP(b);
 	return (a ^ b) ^ d;
 }
 

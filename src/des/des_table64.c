@@ -67,11 +67,6 @@ static inline uint32_t compress(uint64_t e)
 	return w;
 }
 
-/* Keeps the compiler from re-associating an XOR tree into a chain: the
- * eight lookups finish together, and a tree adds 3 XORs of latency where a
- * chain adds 8. */
-#define FB_KEEP(v) __asm__("" : "+r"(v))
-
 static inline uint64_t f64(uint64_t r, uint64_t k)
 {
 	uint64_t x = r ^ k;
