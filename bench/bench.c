@@ -53,11 +53,11 @@ _Static_assert(BM_ECB == (int)FB_ECB && BM_CBC == (int)FB_CBC && BM_CFB == (int)
 #define MAX_LIST 256
 #define CHECK_BYTES 1024       /* one-stream correctness buffer */
 #define CHECK_STREAM_BYTES 256 /* per stream, multi-stream correctness */
-#define MAX_STREAMS 64
+#define MAX_STREAMS 512
 #define STREAM_REFRESH (1u << 20)
 #define KEY_ROTATION 4
 
-static const unsigned multi_streams[] = { 16, 32, 64 };
+static const unsigned multi_streams[] = { 16, 32, 64, 128, 256, 512 };
 
 typedef struct opts {
 	const char *ciphers[MAX_LIST];

@@ -34,7 +34,7 @@ typedef struct bench_alg {
 typedef struct bench_peer {
 	const char *library;          /* "openssl", "crypto++", "botan", ... */
 	const char *(*version)(void); /* the library's own version string */
-	unsigned streams;             /* independent streams per call (1, or 16..64 for ipsec-mb) */
+	unsigned streams;             /* independent streams per call (1, or 16..512 for ipsec-mb) */
 	/* A handle for alg in one direction (encrypt != 0), keyed with key and
 	 * iv, or NULL when the library lacks the cipher, key size or mode.
 	 * *impl receives a short label of the code path ("EVP", "job API x16"). */
@@ -56,7 +56,7 @@ const bench_peer *const *bench_peers(void);
 /* Adapters; each exists only when its library was found. */
 extern const bench_peer bench_peer_openssl, bench_peer_cryptopp, bench_peer_botan,
 	bench_peer_gcrypt, bench_peer_nettle, bench_peer_ipsecmb16, bench_peer_ipsecmb32,
-	bench_peer_ipsecmb64;
+	bench_peer_ipsecmb64, bench_peer_ipsecmb128, bench_peer_ipsecmb256, bench_peer_ipsecmb512;
 
 /* 2-key Triple-DES as K1||K2||K1, for libraries that take only 24-byte keys. */
 static inline void bench_des_ede_key24(uint8_t out[24], const uint8_t *key, size_t key_len)

@@ -27,6 +27,7 @@ typedef struct mb_handle {
 	int encrypt, tdes;
 	unsigned streams;
 	uint8_t (*iv)[8];                /* per-stream chaining value, read by the jobs */
+	uint8_t (*next)[8];              /* decryption: the next chaining values */
 	char label[48];
 } mb_handle;
 
@@ -55,6 +56,7 @@ static void mb_close(void *p)
 	if (h->mgr)
 		free_mb_mgr(h->mgr);
 	free(h->iv);
+	free(h->next);
 	free(h);
 }
 
@@ -85,8 +87,9 @@ static void *mb_open(const bench_alg *a, int encrypt, const uint8_t *key, const 
 	for (int i = 0; i < 3; i++)
 		h->ks_ptr[i] = h->ks[i];
 	h->iv = calloc(streams, sizeof(*h->iv));
+	h->next = calloc(streams, sizeof(*h->next));
 	h->mgr = alloc_mb_mgr(0);
-	if (!h->iv || !h->mgr) {
+	if (!h->iv || !h->next || !h->mgr) {
 		mb_close(h);
 		return NULL;
 	}
@@ -116,9 +119,7 @@ static int mb_crypt(void *p, uint8_t *buf, size_t len)
 		return -1;
 	/* Decryption in place overwrites the ciphertext that chains on, and a
 	 * job reads its IV while running: keep the next chaining values apart. */
-	uint8_t next[64][8];
-	if (h->streams > 64)
-		return -1;
+	uint8_t (*next)[8] = h->next;
 	if (!h->encrypt)
 		for (unsigned s = 0; s < h->streams; s++)
 			memcpy(next[s], buf + (size_t)s * len + len - 8, 8);
@@ -165,4 +166,15 @@ const bench_peer bench_peer_ipsecmb32 = {
 };
 const bench_peer bench_peer_ipsecmb64 = {
 	"ipsec-mb", mb_version, 64, mb_open, mb_setkey, mb_crypt, mb_close,
+};
+/* As many streams as fastblock's 512-lane engine takes; the manager queues
+ * any number of jobs and runs them 16 (AVX-512) at a time. */
+const bench_peer bench_peer_ipsecmb128 = {
+	"ipsec-mb", mb_version, 128, mb_open, mb_setkey, mb_crypt, mb_close,
+};
+const bench_peer bench_peer_ipsecmb256 = {
+	"ipsec-mb", mb_version, 256, mb_open, mb_setkey, mb_crypt, mb_close,
+};
+const bench_peer bench_peer_ipsecmb512 = {
+	"ipsec-mb", mb_version, 512, mb_open, mb_setkey, mb_crypt, mb_close,
 };

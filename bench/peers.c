@@ -24,6 +24,9 @@ static const bench_peer *const all_peers[] = {
 	&bench_peer_ipsecmb16,
 	&bench_peer_ipsecmb32,
 	&bench_peer_ipsecmb64,
+	&bench_peer_ipsecmb128,
+	&bench_peer_ipsecmb256,
+	&bench_peer_ipsecmb512,
 #endif
 	NULL,
 };

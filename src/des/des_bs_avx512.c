@@ -19,7 +19,8 @@
  *   index), so only the output is transposed; CBC decryption XORs the
  *   previous ciphertext while storing, last block first (in-place safe).
  * - Partial batches use masked loads and stores (same cost as a full one);
- *   runs below DES_BS512_VPERM_MIN blocks go to des/vperm-avx512's path
+ *   runs below DES_BS512_GFNI_MIN blocks go to des/gfni-avx512's path
+ *   (or below DES_BS512_VPERM_MIN to des/vperm-avx512's, without BITALG)
  *   (S-box lookups by vpermb, also constant-time). des/bs-avx512+table
  *   sends runs of 1-2 blocks to des/table (faster there, not constant-time).
  */
@@ -42,6 +43,15 @@
  * for a bitsliced batch of any size up to 512; Triple-DES 1,010 / 82 /
  * 6,300: the crossover is near 80 blocks for both). */
 #define DES_BS512_VPERM_MIN 80
+/* The same through des/gfni-avx512's path (46 ticks per 3DES block, 18 per
+ * DES block against ~6,300 and ~2,500 for a bitsliced batch) */
+#define DES_BS512_GFNI_MIN 128
+
+/* Runs shorter than this leave the bitsliced engine. */
+static inline size_t short_max(const des_bs_ks *ks)
+{
+	return ks->gf.nkeys ? DES_BS512_GFNI_MIN : DES_BS512_VPERM_MIN;
+}
 /* des/bs-avx512+table sends runs shorter than this to des/table (240 ticks
  * for one DES block, 137 per further block; 3DES 640 / 390). */
 #define DES_BS512_TABLE_MAX 3
@@ -148,37 +158,44 @@ static inline __mmask8 lane_mask(size_t b0, size_t n)
 	return b0 + 8 <= n ? 0xFF : b0 < n ? (__mmask8)((1u << (n - b0)) - 1) : 0;
 }
 
-/* n (1..512) blocks from in -> planes st (after IP). */
+/* n (1..512) blocks from in -> planes st (after IP); with chain, each plane
+ * XORed with chain[its slot ^ cswap] on the way (multi-stream CBC). */
+#define IN512_BODY(st, in, n, chain, cswap) do { \
+	V tmp[64]; \
+	const V bt = _mm512_loadu_si512(bt_idx), gf = _mm512_set1_epi64((long long)GF_IN); \
+	_Pragma("GCC unroll 8") \
+	for (int g = 0; g < 8; g++) { \
+		V z[8]; \
+		_Pragma("GCC unroll 8") \
+		for (int s = 0; s < 8; s++) { \
+			size_t b0 = 64 * (size_t)g + 8 * (size_t)s; \
+			V x = _mm512_maskz_loadu_epi64(lane_mask(b0, n), in + 8 * b0); \
+			x = _mm512_permutexvar_epi8(bt, x); \
+			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0); \
+		} \
+		tr8x8q(z); \
+		_Pragma("GCC unroll 8") \
+		for (int y = 0; y < 8; y++) \
+			tmp[8 * g + y] = _mm512_permutexvar_epi8(bt, z[y]); \
+	} \
+	_Pragma("GCC unroll 8") \
+	for (int y = 0; y < 8; y++) { \
+		V z[8]; \
+		_Pragma("GCC unroll 8") \
+		for (int g = 0; g < 8; g++) \
+			z[g] = tmp[8 * g + y]; \
+		tr8x8q(z); \
+		_Pragma("GCC unroll 8") \
+		for (int w = 0; w < 8; w++) { \
+			int k_ = des_bs_ip[8 * y + 7 - w]; \
+			st[k_] = (chain) ? _mm512_xor_si512(z[w], (chain)[k_ ^ (cswap)]) : z[w]; \
+		} \
+	} \
+} while (0)
+
 TGT static void in512(V *st, const uint8_t *in, size_t n)
 {
-	V tmp[64];
-	const V bt = _mm512_loadu_si512(bt_idx), gf = _mm512_set1_epi64((long long)GF_IN);
-	_Pragma("GCC unroll 8")
-	for (int g = 0; g < 8; g++) {
-		V z[8];
-		_Pragma("GCC unroll 8")
-		for (int s = 0; s < 8; s++) {
-			size_t b0 = 64 * (size_t)g + 8 * (size_t)s;
-			V x = _mm512_maskz_loadu_epi64(lane_mask(b0, n), in + 8 * b0);
-			x = _mm512_permutexvar_epi8(bt, x);
-			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0);
-		}
-		tr8x8q(z);
-		_Pragma("GCC unroll 8")
-		for (int y = 0; y < 8; y++)
-			tmp[8 * g + y] = _mm512_permutexvar_epi8(bt, z[y]);
-	}
-	_Pragma("GCC unroll 8")
-	for (int y = 0; y < 8; y++) {
-		V z[8];
-		_Pragma("GCC unroll 8")
-		for (int g = 0; g < 8; g++)
-			z[g] = tmp[8 * g + y];
-		tr8x8q(z);
-		_Pragma("GCC unroll 8")
-		for (int w = 0; w < 8; w++)
-			st[des_bs_ip[8 * y + 7 - w]] = z[w];
-	}
+	IN512_BODY(st, in, n, (const V *)NULL, 0);
 }
 
 enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
@@ -287,62 +304,325 @@ TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
 	}
 }
 
-/* ---- per-lane keys (multi-stream) ---------------------------------------------------
+/* ---- many streams, every lane its own key (fb_multi_crypt) -------------------------
  *
- * Each lane's key transposed like a data block: key bit d is plane
- * des_bs_ip[d] of the pass's key planes, so round-key bit j of round r is
- * plane des_bs_key_plane[48 r + j] (public indices). */
+ * The engine of des_multi.c's 512-lane sets. */
 
-#define KXL(p, j) _mm512_xor_si512((p), kp[ki[j]])
+/* Per-lane keys: each lane's key transposed like a data block (key bit d in
+ * plane des_bs_ip[d]), then laid out as the halves C0 and D0 of the key
+ * after PC1, each twice over: plane k (k < 56) is bit k mod 28 of C0, plane
+ * 56 + k bit k mod 28 of D0. Round r has rotated both halves left by
+ * lk_rot[r] in all, so its round-key bit j is plane lk_rot[r] + lk_off[j]:
+ * one base pointer per round and constant displacements. */
+#define DES_BS512_LK_PLANES 112
+_Static_assert(DES_BS512_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key plane room");
 
-TGT static inline void round512l(V *restrict a, const V *restrict b, const V *kp, const uint8_t *ki)
+/* The transposed key plane (IP slot) each of the 112 planes copies:
+ * des_bs_ip[PC1[k mod 28] - 1], des_bs_ip[PC1[28 + k mod 28] - 1]. */
+static const uint8_t lk_src[DES_BS512_LK_PLANES] = {
+	32, 33, 34, 35, 36, 37, 38, 39, 0, 1, 2, 3, 4, 5, 6, 7, 40, 41, 42, 43, 44, 45, 46, 47, 8, 9, 10, 11,
+	32, 33, 34, 35, 36, 37, 38, 39, 0, 1, 2, 3, 4, 5, 6, 7, 40, 41, 42, 43, 44, 45, 46, 47, 8, 9, 10, 11,
+	56, 57, 58, 59, 60, 61, 62, 63, 16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55, 12, 13, 14, 15,
+	56, 57, 58, 59, 60, 61, 62, 63, 16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55, 12, 13, 14, 15,
+};
+/* Round-key bit j before rotation: PC2[j] - 1 (in C0) or 56 + PC2[j] - 29 (in D0). */
+static const uint8_t lk_off[48] = {
+	13, 16, 10, 23, 0, 4, 2, 27, 14, 5, 20, 9, 22, 18, 11, 3, 25, 7, 15, 6, 26, 19, 12, 1,
+	68, 79, 58, 64, 74, 82, 57, 67, 78, 72, 60, 75, 71, 76, 66, 83, 61, 80, 73, 69, 77, 63, 56, 59,
+};
+/* The total left rotation of C and D by round r, mod 28 (FIPS 46-3 shifts). */
+static const uint8_t lk_rot[16] = { 1, 2, 4, 6, 8, 10, 12, 14, 15, 17, 19, 21, 23, 25, 27, 0 };
+
+/* The multi-stream engine transposes with in512 (IN512_BODY, with the CBC
+ * chain XOR folded in) and out512: lane 8j+m of a row is block 8j+m of a
+ * batch, so lane group j (lanes 8j..8j+7) is byte j of every plane. */
+TGT static void in512c(V *st, const uint8_t *in, size_t n, const V *chain, unsigned cswap)
+{
+	IN512_BODY(st, in, n, chain, cswap);
+}
+
+/* ---- gathers, scatters, prefetches
+ *
+ * The lines of lane group j (lanes 8j..8j+7) at engine offset off are at
+ * offset off - skew[j] of their streams (SIZE_MAX: the group has not
+ * started). */
+static inline size_t group_off(const des_bs512_lanes *ln, size_t j, size_t off)
+{
+	return off >= ln->skew[j] ? off - ln->skew[j] : SIZE_MAX;
+}
+
+/* Bytes of lane b from offset o on (0 for o = SIZE_MAX). */
+static inline size_t lane_bytes(const des_bs512_lanes *ln, size_t b, size_t o)
+{
+	return ln->len[b] > o ? ln->len[b] - o : 0;
+}
+
+static inline __mmask8 blocks_mask(size_t r)
+{
+	return r >= 64 ? 0xFF : (__mmask8)((1u << (r / 8)) - 1);
+}
+
+/* Eight rows (block steps) of lane group j from the cache line at offset
+ * off of each of its eight inputs: one 8x8 qword transpose. Missing blocks
+ * read as zeros. */
+TGT static inline void gather_group(uint8_t *rows, const des_bs512_lanes *ln, size_t off, size_t j)
+{
+	V z[8];
+	size_t o = group_off(ln, j, off);
+	if (o != SIZE_MAX && o + 64 <= ln->full[j]) { /* every lane has the whole line */
+		_Pragma("GCC unroll 8")
+		for (int m = 0; m < 8; m++)
+			z[m] = _mm512_loadu_si512(ln->in[8 * j + (size_t)m] + o);
+	} else {
+		_Pragma("GCC unroll 8")
+		for (int m = 0; m < 8; m++) {
+			size_t b = 8 * j + (size_t)m, r = lane_bytes(ln, b, o);
+			z[m] = _mm512_maskz_loadu_epi64(blocks_mask(r), ln->in[b] + (r ? o : 0));
+		}
+	}
+	tr8x8q(z);
+	_Pragma("GCC unroll 8")
+	for (int t = 0; t < 8; t++)
+		_mm512_storeu_si512(rows + DES_BS512_ROW * (size_t)t + 64 * j, z[t]);
+}
+
+/* The mirror image: eight row pieces back to the lines at offset off of
+ * lane group j's outputs, whole blocks only. */
+TGT static inline void scatter_group(const des_bs512_lanes *ln, size_t off, const uint8_t *rows, size_t j)
+{
+	V z[8];
+	_Pragma("GCC unroll 8")
+	for (int t = 0; t < 8; t++)
+		z[t] = _mm512_loadu_si512(rows + DES_BS512_ROW * (size_t)t + 64 * j);
+	tr8x8q(z);
+	size_t o = group_off(ln, j, off);
+	if (o != SIZE_MAX && o + 64 <= ln->full[j]) {
+		_Pragma("GCC unroll 8")
+		for (int m = 0; m < 8; m++)
+			_mm512_storeu_si512(ln->out[8 * j + (size_t)m] + o, z[m]);
+	} else {
+		_Pragma("GCC unroll 8")
+		for (int m = 0; m < 8; m++) {
+			size_t b = 8 * j + (size_t)m, r = lane_bytes(ln, b, o);
+			_mm512_mask_storeu_epi64(ln->out[b] + (r ? o : 0), blocks_mask(r), z[m]);
+		}
+	}
+}
+
+/* Prefetch to L2 of lane group j's lines at offset off. */
+static inline void prefetch_group(const des_bs512_lanes *ln, size_t off, size_t j)
+{
+	size_t o = group_off(ln, j, off);
+	for (size_t b = 8 * j; b < 8 * j + 8; b++)
+		if (lane_bytes(ln, b, o)) {
+			__builtin_prefetch(ln->in[b] + o, 0, 2);
+			if (ln->out[b] != ln->in[b])
+				__builtin_prefetch(ln->out[b] + o, 1, 2);
+		}
+}
+
+TGT void fb_des_bs512_gather(void *rows, const des_bs512_lanes *ln, size_t off)
+{
+	for (size_t j = 0; j < ln->ng; j++)
+		gather_group(rows, ln, off, j);
+}
+
+TGT void fb_des_bs512_scatter(const des_bs512_lanes *ln, size_t off, const void *rows)
+{
+	for (size_t j = 0; j < ln->ng; j++)
+		scatter_group(ln, off, rows, j);
+}
+
+/* ---- transpositions in pieces
+ *
+ * In CBC the transposition in of the next block step and out of the
+ * previous one do not depend on the step in flight; run between its rounds
+ * in sixteen pieces each (in512's and out512's stages, one lane quarter or
+ * plane group at a time), their shuffles (port 5) share cycles with the
+ * rounds' vpternlogs instead of leaving port 0 idle as they do alone. */
+typedef struct tr_pipe {
+	const uint8_t *in; /* row -> planes dst (after IP), pieces ip..15 to go */
+	V *dst;
+	const V *src;      /* planes src (before FP) -> row out, pieces op..15 to go */
+	uint8_t *out;
+	const uint8_t *xsrc; /* NULL, or the row XORed into the output */
+	size_t n;          /* lanes */
+	int ip, op;
+	unsigned slot, nslots; /* rounds of the step so far, in all */
+	V tin[64], tout[64];
+} tr_pipe;
+
+TGT static inline void in_piece(tr_pipe *p, int k)
+{
+	const V bt = _mm512_loadu_si512(bt_idx);
+	V z[8];
+	if (k < 8) {
+		const V gf = _mm512_set1_epi64((long long)GF_IN);
+		size_t g = (size_t)k;
+		_Pragma("GCC unroll 8")
+		for (int s = 0; s < 8; s++) {
+			size_t b0 = 64 * g + 8 * (size_t)s;
+			V x = _mm512_maskz_loadu_epi64(lane_mask(b0, p->n), p->in + 8 * b0);
+			x = _mm512_permutexvar_epi8(bt, x);
+			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0);
+		}
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int y = 0; y < 8; y++)
+			p->tin[8 * g + (size_t)y] = _mm512_permutexvar_epi8(bt, z[y]);
+	} else {
+		int y = k - 8;
+		_Pragma("GCC unroll 8")
+		for (int g = 0; g < 8; g++)
+			z[g] = p->tin[8 * g + y];
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int w = 0; w < 8; w++)
+			p->dst[des_bs_ip[8 * y + 7 - w]] = z[w];
+	}
+}
+
+TGT static inline void out_piece(tr_pipe *p, int k)
+{
+	V z[8];
+	if (k < 8) {
+		int y = k;
+		_Pragma("GCC unroll 8")
+		for (int w = 0; w < 8; w++)
+			z[w] = p->src[des_bs_fp[8 * y + 7 - w]];
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int g = 0; g < 8; g++)
+			p->tout[8 * g + y] = z[g];
+		return;
+	}
+	size_t g = (size_t)(k - 8);
+	if (64 * g >= p->n)
+		return;
+	const V bt = _mm512_loadu_si512(bt_idx), btr = _mm512_loadu_si512(bt_rev_idx);
+	const V gf = _mm512_set1_epi64((long long)GF_OUT);
+	_Pragma("GCC unroll 8")
+	for (int y = 0; y < 8; y++)
+		z[y] = _mm512_permutexvar_epi8(btr, p->tout[8 * g + (size_t)y]);
+	tr8x8q(z);
+	_Pragma("GCC unroll 8")
+	for (int s = 0; s < 8; s++) {
+		size_t b0 = 64 * g + 8 * (size_t)s;
+		__mmask8 m = lane_mask(b0, p->n);
+		V x = _mm512_gf2p8affine_epi64_epi8(gf, z[s], 0);
+		x = _mm512_permutexvar_epi8(bt, x);
+		if (p->xsrc)
+			x = _mm512_xor_si512(x, _mm512_maskz_loadu_epi64(m, p->xsrc + 8 * b0));
+		_mm512_mask_storeu_epi64(p->out + 8 * b0, m, x);
+	}
+}
+
+/* After each round: the pieces due by now (sixteen of each per step). */
+TGT static inline void tr_some(tr_pipe *p)
+{
+	if (!p)
+		return;
+	unsigned due = 16 * ++p->slot / p->nslots;
+	while (p->ip < (int)due)
+		in_piece(p, p->ip++);
+	while (p->op < (int)due)
+		out_piece(p, p->op++);
+}
+
+/* Work done between the rounds of a chunk (des_bs512_bg): the scatter of
+ * the previous chunk and prefetches, a lane group at a time, spread evenly
+ * over the rounds (stores drain from the store buffer while the rounds run;
+ * a burst would fill it, and the line fill buffers). Gathers are not done
+ * here: a load that misses blocks retirement, and the rounds with it. */
+typedef struct bg_queue {
+	const des_bs512_bg *bg;
+	size_t js, jp, ng, per;
+	tr_pipe *tp; /* transposition pieces, or NULL */
+} bg_queue;
+
+TGT static void bg_some(bg_queue *q)
+{
+	const des_bs512_bg *bg = q->bg;
+	if (!bg)
+		return;
+	for (size_t i = 0; i < q->per; i++) {
+		if (bg->scatter_rows && q->js < q->ng)
+			scatter_group(bg->ln, bg->scatter_off, bg->scatter_rows, q->js++);
+		if (bg->prefetch && q->jp < q->ng)
+			prefetch_group(bg->ln, bg->prefetch_off, q->jp++);
+	}
+}
+
+/* ---- rounds ----------------------------------------------------------------------- */
+
+#define KXL(p, j) _mm512_xor_si512((p), rk[lk_off[j]])
+
+TGT static inline void round512l(V *restrict a, const V *restrict b, const V *rk)
 {
 	DES_BS_LUT_ROUND(a, b, KXL);
 }
 
-TGT static void pass512l(V *st, const V *kp, int dec, int swap)
+TGT static void pass512l(V *st, const V *kp, int dec, int swap, bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
-	const uint8_t *ki = dec ? des_bs_key_plane + 15 * 48 : des_bs_key_plane;
-	ptrdiff_t step = dec ? -48 : 48;
-	for (int r = 0; r < 8; r++) {
-		round512l(a, b, kp, ki);
-		ki += step;
-		round512l(b, a, kp, ki);
-		ki += step;
+	for (int i = 0; i < 8; i++) {
+		round512l(a, b, kp + lk_rot[dec ? 15 - 2 * i : 2 * i]);
+		tr_some(q->tp);
+		round512l(b, a, kp + lk_rot[dec ? 14 - 2 * i : 2 * i + 1]);
+		tr_some(q->tp);
+		bg_some(q);
 	}
 }
+
+TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec, bg_queue *q)
+{
+	const V *k1 = kp, *k2 = kp + DES_BS512_LK_PLANES, *k3 = kp + 2 * DES_BS512_LK_PLANES;
+	if (nkeys == 1) {
+		pass512l(st, k1, dec, 0, q);
+	} else if (!dec) {
+		pass512l(st, k1, 0, 0, q);
+		pass512l(st, k2, 1, 1, q);
+		pass512l(st, k3, 0, 0, q);
+	} else {
+		pass512l(st, k3, 1, 0, q);
+		pass512l(st, k2, 0, 1, q);
+		pass512l(st, k1, 1, 0, q);
+	}
+}
+
+/* ---- entry points (des_bs_common.h) -------------------------------------------------- */
 
 TGT void fb_des_bs512_lane_keys(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
 {
 	_Alignas(64) uint8_t tmp[8 * 512];
+	_Alignas(64) V t[64];
 	V *kp = kpv;
+	memset(tmp, 0, sizeof tmp);
 	for (unsigned p = 0; p < nkeys; p++) {
 		for (size_t l = 0; l < nl; l++)
 			memcpy(tmp + 8 * l, kbuf + 24 * l + 8 * p, 8);
-		in512(kp + 64 * p, tmp, nl);
+		in512(t, tmp, nl);
+		for (int k = 0; k < DES_BS512_LK_PLANES; k++)
+			kp[DES_BS512_LK_PLANES * p + k] = t[lk_src[k]];
 	}
 	fb_wipe(tmp, sizeof tmp);
-}
-
-TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec)
-{
-	if (nkeys == 1) {
-		pass512l(st, kp, dec, 0);
-	} else if (!dec) {
-		pass512l(st, kp, 0, 0);
-		pass512l(st, kp + 64, 1, 1);
-		pass512l(st, kp + 128, 0, 0);
-	} else {
-		pass512l(st, kp + 128, 1, 0);
-		pass512l(st, kp + 64, 0, 1);
-		pass512l(st, kp, 1, 0);
-	}
+	fb_wipe(t, sizeof t);
 }
 
 TGT void fb_des_bs512_load(void *planes, const uint8_t *blocks, size_t nl)
 {
 	in512(planes, blocks, nl);
+}
+
+TGT void fb_des_bs512_load_groups(void *planes, const uint8_t *blocks, size_t nl, const uint8_t sel[64])
+{
+	_Alignas(64) V t[64];
+	V *s = planes;
+	const V msk = _mm512_loadu_si512(sel); /* lane group j is byte j of a plane */
+	in512(t, blocks, nl);
+	for (int p = 0; p < 64; p++)
+		s[p] = _mm512_ternarylogic_epi64(msk, t[p], s[p], 0xCA); /* msk ? t : s */
+	fb_wipe(t, sizeof t);
 }
 
 /* The chaining value's planes (IP domain) from the preoutput planes st:
@@ -355,41 +635,110 @@ TGT static inline void chain_from(V *s, const V *st)
 	}
 }
 
+/* fb_des_bs512_multi_steps's scratch (the caller's, wiped by it at the end). */
+typedef struct ms_work {
+	V st[3][64];
+	tr_pipe tp;
+} ms_work;
+_Static_assert(sizeof(ms_work) <= DES_BS512_WORK_SIZE, "DES_BS512_WORK_SIZE");
+
 TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int enc, void *sv,
-				  const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl)
+				  const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl,
+				  const des_bs512_bg *bg, void *work)
 {
-	_Alignas(64) V st[64];
+	ms_work *mw = work;
+	V(*st)[64] = mw->st;
 	const V *kp = kpv;
 	V *s = sv;
-	for (size_t t = 0; t < nsteps; t++, in += 8 * 512, out += 8 * 512) {
-		const uint8_t *pr = t ? in - 8 * 512 : prev; /* the row before this one */
-		if (mode == FB_CBC && enc) { /* C = E(P ^ C') */
-			in512(st, in, nl);
-			for (int j = 0; j < 64; j++)
-				st[j] = _mm512_xor_si512(st[j], s[j]);
-			crypt512l(st, kp, nkeys, 0);
-			out512(out, st, nl, OUT_PLAIN, NULL, _mm512_setzero_si512());
-			chain_from(s, st);
-		} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
-			in512(st, in, nl);
-			crypt512l(st, kp, nkeys, 1);
-			out512(out, st, nl, OUT_XOR, pr, _mm512_setzero_si512());
-		} else if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
-			crypt512l(s, kp, nkeys, 0);
-			out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512());
-			in512(s, out, nl);
-		} else if (mode == FB_CFB) { /* P = C ^ E(C') */
-			in512(st, pr, nl);
-			crypt512l(st, kp, nkeys, 0);
-			out512(out, st, nl, OUT_XOR, in, _mm512_setzero_si512());
-		} else { /* OFB: O = E(O'), C = P ^ O */
-			for (int j = 0; j < 64; j++)
-				st[j] = s[j];
-			crypt512l(st, kp, nkeys, 0);
-			out512(out, st, nl, OUT_XOR, in, _mm512_setzero_si512());
-			chain_from(s, st);
+	bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0, NULL };
+	size_t slots = nsteps * nkeys * 8;
+	q.per = slots ? (q.ng + slots - 1) / slots : 0;
+#ifdef BS_NO_PIPE
+	if (mode == FB_CBC && enc) { /* C = E(P ^ C'): the chain XOR folded into the transposition */
+		const V *chain = s;
+		unsigned cswap = 0;
+		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
+			V *cur = st[t & 1];
+			in512c(cur, in, nl, chain, cswap);
+			crypt512l(cur, kp, nkeys, 0, &q);
+			out512(out, cur, nl, OUT_PLAIN, NULL, _mm512_setzero_si512());
+			chain = cur;
+			cswap = 32;
+		}
+		if (nsteps)
+			chain_from(s, chain);
+	} else if (mode == FB_CBC) {
+		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
+			in512(st[0], in, nl);
+			crypt512l(st[0], kp, nkeys, 1, &q);
+			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS512_ROW : prev, _mm512_setzero_si512());
+		}
+	} else
+#endif
+	if (mode == FB_CBC && nsteps) {
+		/* Step t runs in x while the input of step t + 1 is transposed into
+		 * z and the output of step t - 1 out of y, between the rounds. */
+		tr_pipe *tp = &mw->tp;
+		V *x = st[0], *y = st[1], *z = st[2];
+		const size_t R = DES_BS512_ROW;
+		tp->n = nl;
+		tp->nslots = 16 * nkeys;
+		if (enc)
+			in512c(x, in, nl, s, 0); /* C = E(P ^ C') */
+		else
+			in512(x, in, nl); /* P = D(C) ^ C' */
+		q.tp = tp;
+		for (size_t t = 0; t < nsteps; t++) {
+			tp->in = in + R * (t + 1);
+			tp->dst = z;
+			tp->ip = t + 1 < nsteps ? 0 : 16;
+			tp->src = y;
+			tp->out = t ? out + R * (t - 1) : out;
+			tp->xsrc = enc ? NULL : t >= 2 ? in + R * (t - 2) : prev;
+			tp->op = t ? 0 : 16;
+			tp->slot = 0;
+			crypt512l(x, kp, nkeys, !enc, &q);
+			while (tp->ip < 16)
+				in_piece(tp, tp->ip++);
+			while (tp->op < 16)
+				out_piece(tp, tp->op++);
+			if (enc && t + 1 < nsteps) /* the next input XOR this ciphertext (halves swapped) */
+				for (int j = 0; j < 64; j++)
+					z[j] = _mm512_xor_si512(z[j], x[j ^ 32]);
+			V *w = y;
+			y = x;
+			x = z;
+			z = w;
+		}
+		if (enc) {
+			out512(out + R * (nsteps - 1), y, nl, OUT_PLAIN, NULL, _mm512_setzero_si512());
+			chain_from(s, y);
+		} else {
+			out512(out + R * (nsteps - 1), y, nl, OUT_XOR, nsteps >= 2 ? in + R * (nsteps - 2) : prev,
+			       _mm512_setzero_si512());
+		}
+	} else {
+		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
+			const uint8_t *pr = t ? in - DES_BS512_ROW : prev; /* the row before this one */
+			if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
+				crypt512l(s, kp, nkeys, 0, &q);
+				out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512());
+				in512(s, out, nl);
+			} else if (mode == FB_CFB) { /* P = C ^ E(C') */
+				in512(st[0], pr, nl);
+				crypt512l(st[0], kp, nkeys, 0, &q);
+				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512());
+			} else { /* OFB: O = E(O'), C = P ^ O */
+				for (int j = 0; j < 64; j++)
+					st[0][j] = s[j];
+				crypt512l(st[0], kp, nkeys, 0, &q);
+				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512());
+				chain_from(s, st[0]);
+			}
 		}
 	}
+	q.per = q.ng; /* what the rounds did not take */
+	bg_some(&q);
 }
 
 /* ---- kernel entry points --------------------------------------------------------- */
@@ -402,7 +751,7 @@ static int use_table(const des_bs_ks *ks, size_t n)
 TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
 	_Alignas(64) V st[64];
-	while (n >= DES_BS512_VPERM_MIN) {
+	while (n >= short_max(ks)) {
 		size_t m = n < 512 ? n : 512;
 		in512(st, in, m);
 		crypt512(st, ks, dec);
@@ -411,7 +760,9 @@ TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		out += 8 * m;
 		n -= m;
 	}
-	if (n)
+	if (n && ks->gf.nkeys)
+		fb_des_gfni_ecb(&ks->gf, out, in, n, dec);
+	else if (n)
 		fb_des_vperm_ecb(ks, out, in, n, dec);
 }
 
@@ -437,7 +788,7 @@ TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 {
 	_Alignas(64) V st[64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
-	while (n >= DES_BS512_VPERM_MIN) {
+	while (n >= short_max(ks)) {
 		size_t m = n < 512 ? n : 512;
 		ctr_planes512(st, hi, lo);
 		crypt512(st, ks, 0);
@@ -448,7 +799,9 @@ TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		n -= m;
 	}
 	fb_store32_be(ctr + 4, lo);
-	if (n)
+	if (n && ks->gf.nkeys)
+		fb_des_gfni_ctr(&ks->gf, out, in, n, ctr);
+	else if (n)
 		fb_des_vperm_ctr(ks, out, in, n, ctr);
 }
 
@@ -488,7 +841,7 @@ TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 	_Alignas(64) V st[64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
-	while (n >= DES_BS512_VPERM_MIN) {
+	while (n >= short_max(ks)) {
 		size_t m = n < 512 ? n : 512;
 		uint64_t next;
 		memcpy(&next, in + 8 * (m - 1), 8); /* before an in-place overwrite */
@@ -501,7 +854,9 @@ TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 		n -= m;
 	}
 	memcpy(iv, &chain, 8);
-	if (n)
+	if (n && ks->gf.nkeys)
+		fb_des_gfni_cbc_dec(&ks->gf, out, in, n, iv);
+	else if (n)
 		fb_des_vperm_cbc_dec(ks, out, in, n, iv);
 }
 

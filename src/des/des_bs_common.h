@@ -11,6 +11,7 @@
 #ifndef FB_DES_BS_COMMON_H
 #define FB_DES_BS_COMMON_H
 #include "../internal.h"
+#include "des_gfni.h"
 
 /* Key schedule of the single-key kernels: every round-key bit as a 32-bit
  * word of all zeros or all ones, which the kernels XOR in with an embedded
@@ -18,6 +19,7 @@
 typedef struct des_bs_ks {
 	uint32_t rk[3][16 * 48];
 	uint64_t vk[3][16]; /* des/vperm-avx512's round keys (T layout, see des_vperm_avx512.c) */
+	des_gfni_ks gf;     /* des/gfni-avx512's, when this CPU runs it (gf.nkeys != 0; vk unused) */
 	uint32_t nkeys;     /* 1 (DES) or 3 (EDE) */
 	uint32_t use_table; /* the "+table" kernels: short runs go to des/table */
 	_Alignas(64) unsigned char table_ks[1024];
@@ -56,19 +58,55 @@ void fb_des_vperm_cbc_dec(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 #define DES_VP_LANES (8 * DES_VP_GROUPS)
 void fb_des_vperm_lanes(const uint64_t *lk, unsigned nkeys, uint8_t *y, const uint8_t *x, size_t nl, int dec);
 
-/* des/bs-avx512: up to 512 lanes. fb_des_bs512_lane_keys transposes the
- * keys kbuf (24 bytes per lane: K1 K2 K3) into key planes kp (nkeys * 4 KB,
- * 64-byte aligned). fb_des_bs512_multi_steps runs nsteps block steps of
- * mode (FB_CBC, FB_CFB, FB_OFB): in and out hold one row of 512 blocks per
- * step (lane l at 8 l), prev the row before the first (CBC and CFB
- * decryption chain from it), and the 4 KB of planes at state the chaining
- * value of CBC/CFB encryption and OFB between calls (fb_des_bs512_load sets
- * them from a row of IVs). */
-#define DES_BS512_LANE_KEYS_SIZE (3 * 64 * 64)
+/* des/bs-avx512: up to 512 lanes, every lane its own key and stream
+ * (des_multi.c's lane sets). A row is one block per lane, lane b at byte
+ * 8 b; rows are DES_BS512_ROW bytes apart (a cache line of padding, so the
+ * eight rows of a chunk do not share L1 sets).
+ *  - fb_des_bs512_lane_keys: the keys kbuf (24 bytes per lane: K1 K2 K3) ->
+ *    key planes kp (DES_BS512_LANE_KEYS_SIZE bytes, 64-byte aligned).
+ *  - fb_des_bs512_load: a row of blocks (IVs) -> the chaining planes state;
+ *    fb_des_bs512_load_groups the same for the lane groups j (lanes
+ *    8j..8j+7) with sel[j] = 0xFF only (the others have sel[j] = 0).
+ *  - fb_des_bs512_gather: the cache line at offset off of every lane's input
+ *    (less its group's skew) -> eight rows, one per block step, missing
+ *    blocks as zeros; fb_des_bs512_scatter: eight rows -> the lines at
+ *    offset off (less the skew) of the outputs, whole blocks up to each
+ *    lane's length. Lanes 8 ng and up are not touched.
+ *  - fb_des_bs512_multi_steps: nsteps block steps of mode (FB_CBC, FB_CFB,
+ *    FB_OFB) over consecutive rows in -> out for nl lanes; prev is the row
+ *    before the first (CBC and CFB decryption chain from it), state the
+ *    chaining planes of CBC/CFB encryption and OFB between calls. Between
+ *    its rounds it does the work in bg (NULL: none): the scatter of the
+ *    previous chunk and prefetches. work: DES_BS512_WORK_SIZE bytes of
+ *    64-byte aligned scratch, which the caller wipes when done. */
+#define DES_BS512_LANE_KEYS_SIZE (3 * 112 * 64)
 #define DES_BS512_STATE_SIZE (64 * 64)
+#define DES_BS512_WORK_SIZE (21 * 1024)
+#define DES_BS512_ROW (8 * 512 + 64)
+#define DES_BS512_ROW_Q (DES_BS512_ROW / 8) /* in qwords */
+typedef struct des_bs512_lanes {
+	const uint8_t *in[512];
+	uint8_t *out[512];
+	size_t len[512]; /* bytes; 0 for an idle lane (its pointers still valid) */
+	size_t skew[64]; /* lane group j starts skew[j] bytes late: engine
+			  * offset off is offset off - skew[j] of its streams */
+	size_t full[64]; /* the shortest length in group j if it has eight streams, else 0 */
+	size_t ng;       /* lanes 0 .. 8 ng - 1 are used */
+} des_bs512_lanes;
+typedef struct des_bs512_bg {
+	const des_bs512_lanes *ln;
+	const void *scatter_rows; /* NULL: no scatter */
+	size_t scatter_off;
+	int prefetch;             /* 0: no prefetch */
+	size_t prefetch_off;
+} des_bs512_bg;
 void fb_des_bs512_lane_keys(void *kp, const uint8_t *kbuf, size_t nl, unsigned nkeys);
 void fb_des_bs512_load(void *state, const uint8_t *blocks, size_t nl);
+void fb_des_bs512_load_groups(void *state, const uint8_t *blocks, size_t nl, const uint8_t sel[64]);
+void fb_des_bs512_gather(void *rows, const des_bs512_lanes *ln, size_t off);
+void fb_des_bs512_scatter(const des_bs512_lanes *ln, size_t off, const void *rows);
 void fb_des_bs512_multi_steps(const void *kp, unsigned nkeys, int mode, int enc, void *state,
-			      const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl);
+			      const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl,
+			      const des_bs512_bg *bg, void *work);
 
 #endif

@@ -8,7 +8,8 @@
  * Streams are sorted by length, longest first, and cut into lane sets:
  *  - des/bs-avx512's engine, up to 512 lanes, per-lane key planes: for sets
  *    of at least DES_MULTI_BS_MIN streams;
- *  - des/vperm-avx512's engine, 24 lanes, per-lane round keys: smaller sets;
+ *  - des/gfni-avx512's engine, 32 lanes, per-lane round keys: smaller sets
+ *    (des/vperm-avx512's, 24 lanes, on a CPU without GFNI and BITALG);
  *  - otherwise (no AVX-512, or an implementation named in the options or
  *    FASTBLOCK_IMPL) one stream at a time through a block kernel.
  * Each step gathers one block per lane, runs the cipher on all lanes,
@@ -24,12 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "des_bs_common.h"
+#include "des_gfni.h"
 
-/* Sets of at least this many streams use the bitsliced engine: a 512-lane
- * step costs about as much as 100 blocks through the 24-lane engine. */
-#define DES_MULTI_BS_MIN 96
+/* Sets of at least this many streams use the bitsliced engine. Its block
+ * step costs the same for any number of lanes up to 512 (3DES-CBC over n
+ * streams of 8 KB: about 1,200 / n TSC ticks per byte; the 24-lane engine
+ * about 15 at any n). Measured crossover, forced engines, CBC encryption:
+ * 3DES ~78 streams at 8 KB, ~58 at 1 KB; DES ~72 at 8 KB, ~64 at 1 KB. */
+#define DES_MULTI_BS_MIN 72
 
-enum { ENG_KERNEL, ENG_VPERM, ENG_BS512 };
+enum { ENG_KERNEL, ENG_VPERM, ENG_GFNI, ENG_BS512 };
 
 typedef struct {
 	enum fb_mode mode;
@@ -188,7 +193,7 @@ static const char *forced(const fb_options *opt, char *buf, size_t cap)
 
 typedef struct {
 	int kind;         /* forced engine, or -1: by set size */
-	int have_bs, have_vp;
+	int have_bs, have_vp, have_gf;
 	const fb_kernel *k; /* ENG_KERNEL */
 } engine_choice;
 
@@ -200,8 +205,9 @@ static int choose(const fb_options *opt, engine_choice *e)
 #if FB_X86
 	e->have_bs = engine_supported(&fb_des_bs_avx512);
 	e->have_vp = engine_supported(&fb_des_vperm_avx512);
+	e->have_gf = engine_supported(&fb_des_gfni_avx512);
 #else
-	e->have_bs = e->have_vp = 0;
+	e->have_bs = e->have_vp = e->have_gf = 0;
 #endif
 	e->kind = -1;
 	e->k = NULL;
@@ -221,12 +227,16 @@ static int choose(const fb_options *opt, engine_choice *e)
 			e->kind = ENG_VPERM;
 			return FB_OK;
 		}
+		if (!strcmp(k->name, fb_des_gfni_avx512.name)) {
+			e->kind = ENG_GFNI;
+			return FB_OK;
+		}
 #endif
 		e->kind = ENG_KERNEL;
 		e->k = k;
 		return FB_OK;
 	}
-	if (e->have_bs || e->have_vp)
+	if (e->have_bs || e->have_vp || e->have_gf)
 		return FB_OK;
 	/* one stream at a time: the lowest-latency kernel (constant-time if asked) */
 	const fb_kernel *const *lists[2] = { fb_family_des.serial, fb_family_des.parallel };
@@ -244,13 +254,22 @@ static int choose(const fb_options *opt, engine_choice *e)
 
 /* ---- running a lane set ------------------------------------------------------------ */
 
+typedef struct {
+	size_t chunk, i; /* the 512-lane engine's chunk holding stream i's last block */
+} bs_end;
+
 /* Scratch for one call, allocated once. */
 typedef struct {
 	_Alignas(64) unsigned char kplanes[DES_BS512_LANE_KEYS_SIZE];
 	_Alignas(64) unsigned char state[DES_BS512_STATE_SIZE];
-	_Alignas(64) uint64_t rin[8][512], rout[8][512], prev[512];
+	_Alignas(64) unsigned char bswork[DES_BS512_WORK_SIZE];
+	_Alignas(64) uint64_t rin[2][8][DES_BS512_ROW_Q], rout[2][8][DES_BS512_ROW_Q], prev[512], ivrow[512];
+	des_bs512_lanes ln;
+	bs_end ends[512];
+	_Alignas(64) uint8_t dummy[64];
 	_Alignas(64) unsigned char ks[FB_KS_MAX];
 	_Alignas(64) uint64_t vk[3 * 16 * DES_VP_LANES];
+	_Alignas(64) uint64_t gk[3 * 16 * DES_GF_LANES];
 	_Alignas(64) uint8_t kbuf[24 * 512];
 	_Alignas(64) uint64_t x[512], y[512], blk[512], cv[512];
 } scratch;
@@ -274,6 +293,8 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 	memset(w->x, 0, sizeof w->x);
 	if (kind == ENG_VPERM)
 		memset(w->vk, 0, sizeof w->vk);
+	if (kind == ENG_GFNI)
+		memset(w->gk, 0, sizeof w->gk);
 	for (size_t l = 0; l < nl; l++) {
 		size_t s = lane[l], b = (j->len[s] + 7) / 8;
 		const uint8_t *k[3];
@@ -288,6 +309,16 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 					w->vk[(16 * p + r) * DES_VP_LANES + l] = vk[r];
 			}
 			fb_wipe(vk, sizeof vk);
+#if FB_X86
+		} else if (kind == ENG_GFNI) {
+			uint64_t gk[16];
+			for (unsigned p = 0; p < nkeys; p++) {
+				fb_des_gfni_keys(gk, k[p]);
+				for (int r = 0; r < 16; r++)
+					w->gk[(16 * p + r) * DES_GF_LANES + l] = gk[r];
+			}
+			fb_wipe(gk, sizeof gk);
+#endif
 		} else {
 			memset(w->ks, 0, kern->ks_size);
 			kern->setkey(w->ks, j->keys[s], j->keylen);
@@ -308,6 +339,8 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 #if FB_X86
 		if (kind == ENG_VPERM)
 			fb_des_vperm_lanes(w->vk, nkeys, (uint8_t *)w->y, (const uint8_t *)w->x, nl, dec);
+		else if (kind == ENG_GFNI)
+			fb_des_gfni_lanes(w->gk, nkeys, (uint8_t *)w->y, (const uint8_t *)w->x, nl, dec);
 		else
 #endif
 			(dec ? kern->decrypt : kern->encrypt)(w->ks, (uint8_t *)w->y, (const uint8_t *)w->x, 1);
@@ -334,87 +367,123 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 }
 
 #if FB_X86
-/* The 512-lane engine: eight block steps per call, so that each stream is
- * read and written a cache line (8 blocks) at a time and the chaining stays
- * in the bitsliced domain between steps. */
+/* Lane groups (eight streams) start 0..BS_SKEW_MAX-1 chunks apart (group j
+ * j % skews chunks late), so that the cache lines a gather or scatter
+ * touches at once lie at different offsets of their streams: with streams
+ * at multiples of 4 KB apart, every line of a chunk would be in the same L1
+ * set (measured: loads of such lines from L2 2.5x, stores 3-4x slower).
+ * Costs skews - 1 chunks of idle lanes per call, so only for long streams. */
+#define BS_SKEW_MAX 4
+
+static int bs_end_cmp(const void *a, const void *b)
+{
+	const bs_end *x = a, *y = b;
+	return x->chunk < y->chunk ? -1 : x->chunk > y->chunk;
+}
+
+/* The 512-lane engine. Stream i of the set (sorted by length, longest
+ * first) runs in lane i; lanes 8j..8j+7 form lane group j, whose cache
+ * lines one 8x8 qword transpose turns into eight block steps. Steps go
+ * eight at a time (a chunk: one cache line per stream) with the chaining
+ * bitsliced between them. After chunk c runs, chunk c + 1 is gathered into
+ * the other pair of row buffers; while it runs, chunk c - 1 is scattered and
+ * chunk c + 2 prefetched, a few lane groups between rounds. Lengths and
+ * pointers are public; nothing here depends on keys or data. */
 static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratch *w)
 {
 	unsigned nkeys = j->keylen == 8 ? 1 : 3;
-	size_t steps = 0;
-	memset(w->prev, 0, sizeof w->prev);
-	for (size_t l = 0; l < nl; l++) {
-		size_t s = lane[l], b = (j->len[s] + 7) / 8;
-		const uint8_t *k[3];
-		keys_of(j, s, k);
-		steps = b > steps ? b : steps;
-		for (unsigned p = 0; p < nkeys; p++)
-			memcpy(w->kbuf + 24 * l + 8 * p, k[p], 8);
-		memcpy(&w->prev[l], j->ivs[s], 8);
-		memcpy(&w->cv[l], j->ivs[s], 8);
+	int dec_chain = j->mode != FB_OFB && !j->enc; /* CBC/CFB decryption: prev row */
+	size_t ng = (nl + 7) / 8, nb = 8 * ng, steps = (j->len[lane[0]] + 7) / 8;
+	size_t lines = (steps + 7) / 8; /* of the longest stream */
+	size_t skews = lines >= 48 ? BS_SKEW_MAX : lines >= 16 ? 2 : 1;
+	if (!steps)
+		return; /* every stream empty: the IVs stay */
+	size_t nch = lines + skews - 1, nend = 0;
+	des_bs512_lanes *ln = &w->ln;
+	bs_end *ends = w->ends;
+	ln->ng = ng;
+	memset(w->ivrow, 0, sizeof w->ivrow);
+	memset(w->kbuf, 0, 24 * nb);
+	for (size_t b = 0; b < nb; b++) {
+		size_t s = b < nl ? lane[b] : 0;
+		if (b >= nl || !j->len[s]) {
+			ln->in[b] = ln->out[b] = w->dummy;
+			ln->len[b] = 0;
+		} else {
+			ln->in[b] = j->in[s];
+			ln->out[b] = j->out[s];
+			ln->len[b] = j->len[s];
+			ends[nend++] = (bs_end){ (j->len[s] - 1) / 64 + b / 8 % skews, b };
+		}
+		if (b < nl) {
+			const uint8_t *k[3];
+			keys_of(j, s, k);
+			for (unsigned p = 0; p < nkeys; p++)
+				memcpy(w->kbuf + 24 * b + 8 * p, k[p], 8);
+			memcpy(&w->ivrow[b], j->ivs[s], 8);
+		}
 	}
-	fb_des_bs512_lane_keys(w->kplanes, w->kbuf, nl, nkeys);
-	if (j->mode == FB_OFB || j->enc)
-		fb_des_bs512_load(w->state, (const uint8_t *)w->prev, nl);
-	for (size_t t0 = 0; t0 < steps; t0 += 8) {
-		size_t nt = steps - t0 < 8 ? steps - t0 : 8, off0 = 8 * t0;
-		for (size_t l = 0; l < nl; l++) {
-			size_t s = lane[l], r = j->len[s] > off0 ? j->len[s] - off0 : 0;
-			const uint8_t *src = j->in[s] + off0;
-			if (r >= 64 && nt == 8) { /* the common case: a whole cache line */
-				uint64_t b[8];
-				memcpy(b, src, 64);
-				for (int t = 0; t < 8; t++)
-					w->rin[t][l] = b[t];
-				continue;
-			}
-			for (size_t t = 0; t < nt; t++, src += 8, r = r > 8 ? r - 8 : 0) {
-				w->rin[t][l] = 0;
-				if (r >= 8)
-					memcpy(&w->rin[t][l], src, 8);
-				else if (r)
-					memcpy(&w->rin[t][l], src, r);
-			}
-		}
-		/* one step at a time, while the next eight blocks of an eighth of
-		 * the streams are fetched into L2 (spread out: the line fill
-		 * queues are short) */
-		for (size_t t = 0; t < nt; t++) {
-			for (size_t l = t * nl / 8; l < (t + 1) * nl / 8; l++) {
-				size_t s = lane[l];
-				if (j->len[s] > off0 + 64) {
-					__builtin_prefetch(j->in[s] + off0 + 64, 0, 2);
-					__builtin_prefetch(j->out[s] + off0 + 64, 1, 2);
-				}
-			}
-			fb_des_bs512_multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
-						 (const uint8_t *)(t ? w->rin[t - 1] : w->prev),
-						 (const uint8_t *)w->rin[t], (uint8_t *)w->rout[t], 1, nl);
-		}
-		for (size_t l = 0; l < nl; l++) {
-			size_t s = lane[l], r = j->len[s] > off0 ? j->len[s] - off0 : 0;
-			uint8_t *dst = j->out[s] + off0;
-			if (r > 64 && nt == 8) { /* a whole cache line, and more to come */
-				uint64_t b[8];
-				for (int t = 0; t < 8; t++)
-					b[t] = w->rout[t][l];
-				memcpy(dst, b, 64);
-				continue;
-			}
-			for (size_t t = 0; t < nt && r; t++, dst += 8) {
-				uint64_t o = w->rout[t][l], p = w->rin[t][l];
-				if (r >= 8)
-					memcpy(dst, &o, 8);
-				else
-					memcpy(dst, &o, r);
-				/* the chaining value after this block */
-				w->cv[l] = j->mode == FB_OFB ? o ^ p : j->enc ? o : p;
-				r = r > 8 ? r - 8 : 0;
-			}
-		}
-		memcpy(w->prev, w->rin[nt - 1], sizeof w->prev);
+	for (size_t g = 0; g < ng; g++) {
+		ln->skew[g] = 64 * (g % skews);
+		ln->full[g] = 8 * g + 7 < nl ? ln->len[8 * g + 7] : 0; /* lengths descend */
 	}
-	for (size_t l = 0; l < nl; l++)
-		memcpy(j->ivs[lane[l]], &w->cv[l], 8);
+	qsort(ends, nend, sizeof *ends, bs_end_cmp);
+	fb_des_bs512_lane_keys(w->kplanes, w->kbuf, nb, nkeys);
+	if (dec_chain)
+		memcpy(w->prev, w->ivrow, sizeof w->prev);
+	else
+		fb_des_bs512_load(w->state, (const uint8_t *)w->ivrow, nb);
+	for (size_t b = 0; b < nb; b++)
+		if (ln->len[b] > 64 && !ln->skew[b / 8])
+			__builtin_prefetch(ln->in[b] + 64, 0, 2);
+	fb_des_bs512_gather(w->rin[0], ln, 0);
+	size_t et = 0, ee = 0; /* ends[et..]: tails not yet read, ends[ee..]: not finished */
+	for (size_t c = 0; c < nch; c++) {
+		uint64_t(*rin)[DES_BS512_ROW_Q] = w->rin[c % 2], (*rout)[DES_BS512_ROW_Q] = w->rout[c % 2];
+		if (c && c < skews) { /* lane groups starting now start from their IVs */
+			uint8_t sel[64] = { 0 };
+			for (size_t g = c; g < ng; g += skews)
+				sel[g] = 0xFF;
+			if (dec_chain)
+				for (size_t g = c; g < ng; g += skews)
+					memcpy(&w->prev[8 * g], &w->ivrow[8 * g], 64);
+			else
+				fb_des_bs512_load_groups(w->state, (const uint8_t *)w->ivrow, nb, sel);
+		}
+		/* a partial last block (CFB, OFB) enters zero-padded */
+		for (; et < nend && ends[et].chunk == c; et++) {
+			size_t b = ends[et].i, s = lane[b], r = j->len[s] % 8;
+			if (r)
+				memcpy(&rin[j->len[s] / 8 % 8][b], j->in[s] + j->len[s] / 8 * 8, r);
+		}
+		des_bs512_bg bg = { ln, NULL, 0, 0, 0 };
+		if (c) {
+			bg.scatter_rows = w->rout[(c - 1) % 2];
+			bg.scatter_off = 64 * (c - 1);
+		}
+		if (c + 2 < nch) {
+			bg.prefetch = 1;
+			bg.prefetch_off = 64 * (c + 2);
+		}
+		fb_des_bs512_multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
+					 (const uint8_t *)w->prev, (const uint8_t *)rin, (uint8_t *)rout, 8, nb, &bg,
+					 w->bswork);
+		/* streams that end in this chunk: the partial last block, the IV */
+		for (; ee < nend && ends[ee].chunk == c; ee++) {
+			size_t b = ends[ee].i, s = lane[b];
+			size_t t = (j->len[s] - 1) / 8 % 8, r = j->len[s] % 8;
+			uint64_t o = rout[t][b], p = rin[t][b];
+			if (r)
+				memcpy(j->out[s] + j->len[s] / 8 * 8, &o, r);
+			uint64_t cv = j->mode == FB_OFB ? o ^ p : j->enc ? o : p;
+			memcpy(j->ivs[s], &cv, 8);
+		}
+		if (dec_chain)
+			memcpy(w->prev, rin[7], 8 * nb);
+		if (c + 1 < nch)
+			fb_des_bs512_gather(w->rin[(c + 1) % 2], ln, 64 * (c + 1));
+	}
+	fb_des_bs512_scatter(ln, 64 * (nch - 1), w->rout[(nch - 1) % 2]);
 }
 #endif
 
@@ -465,8 +534,9 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 			size_t left = n - done, nl;
 			int kind = e.kind;
 			if (kind < 0)
-				kind = e.have_bs && (left >= DES_MULTI_BS_MIN || !e.have_vp) ? ENG_BS512 : ENG_VPERM;
-			nl = kind == ENG_BS512 ? 512 : kind == ENG_VPERM ? DES_VP_LANES : 1;
+				kind = e.have_bs && (left >= DES_MULTI_BS_MIN || !(e.have_vp || e.have_gf)) ? ENG_BS512
+				       : e.have_gf ? ENG_GFNI : ENG_VPERM;
+			nl = kind == ENG_BS512 ? 512 : kind == ENG_VPERM ? DES_VP_LANES : kind == ENG_GFNI ? DES_GF_LANES : 1;
 			nl = left < nl ? left : nl;
 #if FB_X86
 			if (kind == ENG_BS512)

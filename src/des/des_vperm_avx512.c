@@ -299,7 +299,7 @@ TGT void fb_des_vperm_lanes(const uint64_t *lk, unsigned nkeys, uint8_t *y, cons
  * round's 48 words narrowed to bytes, gathered by vpermb and collected by
  * vpmovb2m. Constant-time (shift counts and indices are public), and about
  * twenty times faster than the portable loop. */
-TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8])
+TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8], int want_vk)
 {
 	uint64_t k = fb_load64_be(key);
 	const V hi = _mm512_set1_epi32((int)(uint32_t)(k >> 32)), lo = _mm512_set1_epi32((int)(uint32_t)k);
@@ -314,6 +314,8 @@ TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8])
 			w[h] = _mm512_sub_epi32(_mm512_setzero_si512(), x);
 			_mm512_storeu_si512(rk + i, w[h]);
 		}
+		if (!want_vk)
+			continue;
 		V b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(w[0]));
 		b = _mm512_inserti32x4(b, _mm512_cvtepi32_epi8(w[1]), 1);
 		b = _mm512_inserti32x4(b, _mm512_cvtepi32_epi8(w[2]), 2);
@@ -322,19 +324,35 @@ TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8])
 	}
 }
 
-TGT int fb_des_bs512_setkey(void *ksp, const uint8_t *key, size_t keylen)
+/* Bitsliced round keys plus, for short runs, des/gfni-avx512's round keys
+ * where the CPU has it (gfni_ok) or else vperm's. */
+TGT static int bs512_setkey(des_bs_ks *ks, const uint8_t *key, size_t keylen, int gfni_ok)
 {
-	des_bs_ks *ks = ksp;
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
 	ks->use_table = 0;
-	vp_schedule(ks->rk[0], ks->vk[0], key);
+	int vk = !gfni_ok || !fb_kernel_supported(&fb_des_gfni_avx512);
+	if (vk)
+		ks->gf.nkeys = 0;
+	else
+		fb_des_gfni_avx512.setkey(&ks->gf, key, keylen);
+	vp_schedule(ks->rk[0], ks->vk[0], key, vk);
 	if (keylen > 8) {
-		vp_schedule(ks->rk[1], ks->vk[1], key + 8);
-		vp_schedule(ks->rk[2], ks->vk[2], keylen == 24 ? key + 16 : key);
+		vp_schedule(ks->rk[1], ks->vk[1], key + 8, vk);
+		vp_schedule(ks->rk[2], ks->vk[2], keylen == 24 ? key + 16 : key, vk);
 	}
 	return FB_OK;
+}
+
+int fb_des_bs512_setkey(void *ks, const uint8_t *key, size_t keylen)
+{
+	return bs512_setkey(ks, key, keylen, 1);
+}
+
+static int vp_setkey(void *ks, const uint8_t *key, size_t keylen)
+{
+	return bs512_setkey(ks, key, keylen, 0);
 }
 
 int fb_des_bs512_setkey_table(void *ksp, const uint8_t *key, size_t keylen)
@@ -376,7 +394,7 @@ const fb_kernel fb_des_vperm_avx512 = {
 	.batch = 8 * VPG,
 	.ks_size = sizeof(des_bs_ks),
 	.note = "S-boxes by vpermb in registers, 8 blocks per zmm, Benes-network IP/FP",
-	.setkey = fb_des_bs512_setkey,
+	.setkey = vp_setkey,
 	.encrypt = vp_encrypt,
 	.decrypt = vp_decrypt,
 	.ctr32 = vp_ctr32,
