@@ -180,7 +180,27 @@ static const fb_kernel *first_usable(const fb_kernel *const *list, int need_ct)
 	return NULL;
 }
 
-static int choose_kernels(fb_state *s, const fb_options *opt)
+/* Whether the mode calls the parallel kernel (block_modes.c): ECB, CTR and
+ * XTS, CBC and CFB decryption (and CBC decryption's padding look-ahead).
+ * The serial chains alone (CBC, CFB, CFB8 encryption, OFB, CFB8) do not. */
+static int uses_parallel(const fb_state *s)
+{
+	switch (s->mode) {
+	case FB_ECB:
+	case FB_CTR:
+	case FB_XTS:
+		return 1;
+	case FB_CBC:
+	case FB_CFB:
+		return !s->encrypt;
+	default:
+		return 0;
+	}
+}
+
+/* len_hint: the whole message's length when the caller knows it (one-shot
+ * calls), else SIZE_MAX. */
+static int choose_kernels(fb_state *s, const fb_options *opt, size_t len_hint)
 {
 	const fb_family *fam = s->c->family;
 	int need_ct = opt && (opt->flags & FB_FLAG_CONSTANT_TIME);
@@ -201,6 +221,9 @@ static int choose_kernels(fb_state *s, const fb_options *opt)
 		s->ser = first_usable(fam->parallel, need_ct);
 	if (!s->par || !s->ser)
 		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
+	/* no key schedule for a kernel the context will never call */
+	if (!uses_parallel(s) || len_hint <= fam->oneshot_serial_max)
+		s->par = s->ser;
 	return FB_OK;
 }
 
@@ -265,8 +288,8 @@ static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_le
 	return FB_OK;
 }
 
-int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
-	    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt)
+static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
+		    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt, size_t len_hint)
 {
 	if (!ctx)
 		return FB_ERR_ARGUMENT;
@@ -285,7 +308,7 @@ int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;
 	if (s->padding == FB_PAD_DEFAULT)
 		s->padding = (s->mode == FB_ECB || s->mode == FB_CBC) ? FB_PAD_PKCS7 : FB_PAD_NONE;
-	if ((rc = choose_kernels(s, opt)))
+	if ((rc = choose_kernels(s, opt, len_hint)))
 		goto fail;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
 	if ((rc = set_keys(ctx, s, key, key_len)))
@@ -298,6 +321,12 @@ int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_
 fail:
 	wipe_used(ctx);
 	return rc;
+}
+
+int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
+	    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt)
+{
+	return init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, SIZE_MAX);
 }
 
 int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
@@ -397,7 +426,7 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	if (!ctx)
 		return FB_ERR_ARGUMENT;
 	size_t total = 0, a = 0, b = 0;
-	int rc = fb_init(ctx, c, dir, key, key_len, iv, iv_len, opt);
+	int rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, in_len);
 	if (!rc)
 		rc = oneshot_plan(ctx, in, in_len, &total);
 	if (!rc && total > out_cap)

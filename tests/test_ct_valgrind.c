@@ -313,6 +313,22 @@ static inline __mmask64 _mm512_mask_bitshuffle_epi64_mask(__mmask64 k, __m512i b
 	return r & k;
 }
 
+static inline __m512i _mm512_maskz_loadu_epi8(__mmask64 k, const void *p)
+{
+	__m512i r = _mm512_setzero_si512();
+	for (int i = 0; i < 64; i++) /* k is public (a length) */
+		if (k >> i & 1)
+			r.b[i] = ((const uint8_t *)p)[i];
+	return r;
+}
+static inline __m512i _mm512_movm_epi32(__mmask16 k)
+{
+	__m512i r;
+	for (int i = 0; i < 16; i++) /* k is data (key bits): no branch */
+		r.d[i] = 0u - (uint32_t)(k >> i & 1);
+	return r;
+}
+
 /* The modelled kernels, renamed so as not to clash with the library's. */
 #define FB_DES_AVX512_EMULATED 1
 #define fb_des_bs_avx512 ct_model_des_bs_avx512
@@ -337,6 +353,7 @@ static inline __mmask64 _mm512_mask_bitshuffle_epi64_mask(__mmask64 k, __m512i b
 #define fb_des_gfni_cbc_dec ct_model_gfni_cbc_dec
 #define fb_des_gfni_lanes ct_model_gfni_lanes
 #define fb_des_gfni_keys ct_model_gfni_keys
+#define fb_des_bs_words_gfni ct_model_bs_words_gfni
 #include "../src/des/des_gfni_avx512.c"
 #include "../src/des/des_vperm_avx512.c"
 #include "../src/des/des_bs_avx512.c"

@@ -369,7 +369,7 @@ TGT static inline void gather_group(uint8_t *rows, const des_bs512_lanes *ln, si
 {
 	V z[8];
 	size_t o = group_off(ln, j, off);
-	if (0) { /* whole-line loads: disabled, over-read a stream under ASan (see issue 4 note) */
+	if (o != SIZE_MAX && o + 64 <= ln->full[j]) { /* every lane has the whole line */
 		_Pragma("GCC unroll 8")
 		for (int m = 0; m < 8; m++)
 			z[m] = _mm512_loadu_si512(ln->in[8 * j + (size_t)m] + o);
@@ -396,7 +396,7 @@ TGT static inline void scatter_group(const des_bs512_lanes *ln, size_t off, cons
 		z[t] = _mm512_loadu_si512(rows + DES_BS512_ROW * (size_t)t + 64 * j);
 	tr8x8q(z);
 	size_t o = group_off(ln, j, off);
-	if (0) { /* whole-line stores: disabled with the loads above */
+	if (o != SIZE_MAX && o + 64 <= ln->full[j]) {
 		_Pragma("GCC unroll 8")
 		for (int m = 0; m < 8; m++)
 			_mm512_storeu_si512(ln->out[8 * j + (size_t)m] + o, z[m]);
@@ -433,102 +433,6 @@ TGT void fb_des_bs512_scatter(const des_bs512_lanes *ln, size_t off, const void 
 		scatter_group(ln, off, rows, j);
 }
 
-/* ---- transpositions in pieces
- *
- * In CBC the transposition in of the next block step and out of the
- * previous one do not depend on the step in flight; run between its rounds
- * in sixteen pieces each (in512's and out512's stages, one lane quarter or
- * plane group at a time), their shuffles (port 5) share cycles with the
- * rounds' vpternlogs instead of leaving port 0 idle as they do alone. */
-typedef struct tr_pipe {
-	const uint8_t *in; /* row -> planes dst (after IP), pieces ip..15 to go */
-	V *dst;
-	const V *src;      /* planes src (before FP) -> row out, pieces op..15 to go */
-	uint8_t *out;
-	const uint8_t *xsrc; /* NULL, or the row XORed into the output */
-	size_t n;          /* lanes */
-	int ip, op;
-	unsigned slot, nslots; /* rounds of the step so far, in all */
-	V tin[64], tout[64];
-} tr_pipe;
-
-TGT static inline void in_piece(tr_pipe *p, int k)
-{
-	const V bt = _mm512_loadu_si512(bt_idx);
-	V z[8];
-	if (k < 8) {
-		const V gf = _mm512_set1_epi64((long long)GF_IN);
-		size_t g = (size_t)k;
-		_Pragma("GCC unroll 8")
-		for (int s = 0; s < 8; s++) {
-			size_t b0 = 64 * g + 8 * (size_t)s;
-			V x = _mm512_maskz_loadu_epi64(lane_mask(b0, p->n), p->in + 8 * b0);
-			x = _mm512_permutexvar_epi8(bt, x);
-			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0);
-		}
-		tr8x8q(z);
-		_Pragma("GCC unroll 8")
-		for (int y = 0; y < 8; y++)
-			p->tin[8 * g + (size_t)y] = _mm512_permutexvar_epi8(bt, z[y]);
-	} else {
-		int y = k - 8;
-		_Pragma("GCC unroll 8")
-		for (int g = 0; g < 8; g++)
-			z[g] = p->tin[8 * g + y];
-		tr8x8q(z);
-		_Pragma("GCC unroll 8")
-		for (int w = 0; w < 8; w++)
-			p->dst[des_bs_ip[8 * y + 7 - w]] = z[w];
-	}
-}
-
-TGT static inline void out_piece(tr_pipe *p, int k)
-{
-	V z[8];
-	if (k < 8) {
-		int y = k;
-		_Pragma("GCC unroll 8")
-		for (int w = 0; w < 8; w++)
-			z[w] = p->src[des_bs_fp[8 * y + 7 - w]];
-		tr8x8q(z);
-		_Pragma("GCC unroll 8")
-		for (int g = 0; g < 8; g++)
-			p->tout[8 * g + y] = z[g];
-		return;
-	}
-	size_t g = (size_t)(k - 8);
-	if (64 * g >= p->n)
-		return;
-	const V bt = _mm512_loadu_si512(bt_idx), btr = _mm512_loadu_si512(bt_rev_idx);
-	const V gf = _mm512_set1_epi64((long long)GF_OUT);
-	_Pragma("GCC unroll 8")
-	for (int y = 0; y < 8; y++)
-		z[y] = _mm512_permutexvar_epi8(btr, p->tout[8 * g + (size_t)y]);
-	tr8x8q(z);
-	_Pragma("GCC unroll 8")
-	for (int s = 0; s < 8; s++) {
-		size_t b0 = 64 * g + 8 * (size_t)s;
-		__mmask8 m = lane_mask(b0, p->n);
-		V x = _mm512_gf2p8affine_epi64_epi8(gf, z[s], 0);
-		x = _mm512_permutexvar_epi8(bt, x);
-		if (p->xsrc)
-			x = _mm512_xor_si512(x, _mm512_maskz_loadu_epi64(m, p->xsrc + 8 * b0));
-		_mm512_mask_storeu_epi64(p->out + 8 * b0, m, x);
-	}
-}
-
-/* After each round: the pieces due by now (sixteen of each per step). */
-TGT static inline void tr_some(tr_pipe *p)
-{
-	if (!p)
-		return;
-	unsigned due = 16 * ++p->slot / p->nslots;
-	while (p->ip < (int)due)
-		in_piece(p, p->ip++);
-	while (p->op < (int)due)
-		out_piece(p, p->op++);
-}
-
 /* Work done between the rounds of a chunk (des_bs512_bg): the scatter of
  * the previous chunk and prefetches, a lane group at a time, spread evenly
  * over the rounds (stores drain from the store buffer while the rounds run;
@@ -537,7 +441,6 @@ TGT static inline void tr_some(tr_pipe *p)
 typedef struct bg_queue {
 	const des_bs512_bg *bg;
 	size_t js, jp, ng, per;
-	tr_pipe *tp; /* transposition pieces, or NULL */
 } bg_queue;
 
 TGT static void bg_some(bg_queue *q)
@@ -567,9 +470,7 @@ TGT static void pass512l(V *st, const V *kp, int dec, int swap, bg_queue *q)
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
 	for (int i = 0; i < 8; i++) {
 		round512l(a, b, kp + lk_rot[dec ? 15 - 2 * i : 2 * i]);
-		tr_some(q->tp);
 		round512l(b, a, kp + lk_rot[dec ? 14 - 2 * i : 2 * i + 1]);
-		tr_some(q->tp);
 		bg_some(q);
 	}
 }
@@ -637,8 +538,7 @@ TGT static inline void chain_from(V *s, const V *st)
 
 /* fb_des_bs512_multi_steps's scratch (the caller's, wiped by it at the end). */
 typedef struct ms_work {
-	V st[3][64];
-	tr_pipe tp;
+	V st[2][64];
 } ms_work;
 _Static_assert(sizeof(ms_work) <= DES_BS512_WORK_SIZE, "DES_BS512_WORK_SIZE");
 
@@ -650,10 +550,9 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 	V(*st)[64] = mw->st;
 	const V *kp = kpv;
 	V *s = sv;
-	bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0, NULL };
+	bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0 };
 	size_t slots = nsteps * nkeys * 8;
 	q.per = slots ? (q.ng + slots - 1) / slots : 0;
-#ifdef BS_NO_PIPE
 	if (mode == FB_CBC && enc) { /* C = E(P ^ C'): the chain XOR folded into the transposition */
 		const V *chain = s;
 		unsigned cswap = 0;
@@ -667,55 +566,11 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 		}
 		if (nsteps)
 			chain_from(s, chain);
-	} else if (mode == FB_CBC) {
+	} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
 			in512(st[0], in, nl);
 			crypt512l(st[0], kp, nkeys, 1, &q);
 			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS512_ROW : prev, _mm512_setzero_si512());
-		}
-	} else
-#endif
-	if (mode == FB_CBC && nsteps) {
-		/* Step t runs in x while the input of step t + 1 is transposed into
-		 * z and the output of step t - 1 out of y, between the rounds. */
-		tr_pipe *tp = &mw->tp;
-		V *x = st[0], *y = st[1], *z = st[2];
-		const size_t R = DES_BS512_ROW;
-		tp->n = nl;
-		tp->nslots = 16 * nkeys;
-		if (enc)
-			in512c(x, in, nl, s, 0); /* C = E(P ^ C') */
-		else
-			in512(x, in, nl); /* P = D(C) ^ C' */
-		q.tp = tp;
-		for (size_t t = 0; t < nsteps; t++) {
-			tp->in = in + R * (t + 1);
-			tp->dst = z;
-			tp->ip = t + 1 < nsteps ? 0 : 16;
-			tp->src = y;
-			tp->out = t ? out + R * (t - 1) : out;
-			tp->xsrc = enc ? NULL : t >= 2 ? in + R * (t - 2) : prev;
-			tp->op = t ? 0 : 16;
-			tp->slot = 0;
-			crypt512l(x, kp, nkeys, !enc, &q);
-			while (tp->ip < 16)
-				in_piece(tp, tp->ip++);
-			while (tp->op < 16)
-				out_piece(tp, tp->op++);
-			if (enc && t + 1 < nsteps) /* the next input XOR this ciphertext (halves swapped) */
-				for (int j = 0; j < 64; j++)
-					z[j] = _mm512_xor_si512(z[j], x[j ^ 32]);
-			V *w = y;
-			y = x;
-			x = z;
-			z = w;
-		}
-		if (enc) {
-			out512(out + R * (nsteps - 1), y, nl, OUT_PLAIN, NULL, _mm512_setzero_si512());
-			chain_from(s, y);
-		} else {
-			out512(out + R * (nsteps - 1), y, nl, OUT_XOR, nsteps >= 2 ? in + R * (nsteps - 2) : prev,
-			       _mm512_setzero_si512());
 		}
 	} else {
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {

@@ -81,7 +81,7 @@ void fb_des_vperm_lanes(const uint64_t *lk, unsigned nkeys, uint8_t *y, const ui
  *    64-byte aligned scratch, which the caller wipes when done. */
 #define DES_BS512_LANE_KEYS_SIZE (3 * 112 * 64)
 #define DES_BS512_STATE_SIZE (64 * 64)
-#define DES_BS512_WORK_SIZE (21 * 1024)
+#define DES_BS512_WORK_SIZE (8 * 1024)
 #define DES_BS512_ROW (8 * 512 + 64)
 #define DES_BS512_ROW_Q (DES_BS512_ROW / 8) /* in qwords */
 typedef struct des_bs512_lanes {
@@ -90,7 +90,7 @@ typedef struct des_bs512_lanes {
 	size_t len[512]; /* bytes; 0 for an idle lane (its pointers still valid) */
 	size_t skew[64]; /* lane group j starts skew[j] bytes late: engine
 			  * offset off is offset off - skew[j] of its streams */
-	size_t full[64]; /* the shortest length in group j if it has eight streams, else 0 */
+	size_t full[64]; /* the shortest length in group j (0 if it has idle lanes) */
 	size_t ng;       /* lanes 0 .. 8 ng - 1 are used */
 } des_bs512_lanes;
 typedef struct des_bs512_bg {

@@ -23,6 +23,8 @@ extern const fb_kernel fb_des_gfni_avx512;
 
 /* The 16 round keys of one 8-byte key. */
 void fb_des_gfni_keys(uint64_t rk[16], const uint8_t key[8]);
+/* des_bs_ks.rk's 768 round-key words of one 8-byte key (BITALG). */
+void fb_des_bs_words_gfni(uint32_t rk[16 * 48], const uint8_t key[8]);
 
 /* n blocks, any n; CBC updates iv, CTR advances ctr. */
 void fb_des_gfni_ecb(const des_gfni_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec);

@@ -24,6 +24,7 @@
 #define TGT FB_TARGET("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512bitalg,gfni")
 #endif
 #include "des_gfni_tables.h"
+#include "des_bs_sboxes.h"
 
 typedef __m512i V;
 #define GFG DES_GF_GROUPS
@@ -276,6 +277,24 @@ TGT void fb_des_gfni_keys(uint64_t rk[16], const uint8_t key[8])
 			acc = _mm512_mask_add_epi8(acc, b, acc, _mm512_set1_epi8((char)(1 << m)));
 		}
 		_mm512_storeu_si512(rk + 8 * h, acc);
+	}
+}
+
+/* The bitsliced kernels' round-key words (des_bs_ks.rk, see
+ * fb_des_bs_setkey) by the same bit gathers: round r's 48 key bits in one
+ * vpshufbitqmb, widened to all-zero/all-one words by vpmovm2d. FIPS key bit
+ * b is bit b ^ 7 of the little-endian qword. Constant-time. */
+TGT void fb_des_bs_words_gfni(uint32_t rk[16 * 48], const uint8_t key[8])
+{
+	uint64_t kq;
+	memcpy(&kq, key, 8);
+	const V k = _mm512_set1_epi64((long long)kq), seven = _mm512_set1_epi8(7);
+	const __mmask64 m48 = (1ull << 48) - 1;
+	for (int r = 0; r < 16; r++) {
+		V idx = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m48, des_bs_key_bit + 48 * r), seven);
+		__mmask64 b = _mm512_mask_bitshuffle_epi64_mask(m48, k, idx);
+		for (int h = 0; h < 3; h++)
+			_mm512_storeu_si512(rk + 48 * r + 16 * h, _mm512_movm_epi32((__mmask16)(b >> (16 * h))));
 	}
 }
 

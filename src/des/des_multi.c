@@ -258,19 +258,25 @@ typedef struct {
 	size_t chunk, i; /* the 512-lane engine's chunk holding stream i's last block */
 } bs_end;
 
-/* Scratch for one call, allocated once. */
+/* The 512-lane engine's scratch (~160 KB), allocated only for calls that
+ * use it. */
 typedef struct {
 	_Alignas(64) unsigned char kplanes[DES_BS512_LANE_KEYS_SIZE];
 	_Alignas(64) unsigned char state[DES_BS512_STATE_SIZE];
-	_Alignas(64) unsigned char bswork[DES_BS512_WORK_SIZE];
-	_Alignas(64) uint64_t rin[2][8][DES_BS512_ROW_Q], rout[2][8][DES_BS512_ROW_Q], prev[512], ivrow[512];
+	_Alignas(64) unsigned char work[DES_BS512_WORK_SIZE];
+	_Alignas(64) uint64_t rin[8][DES_BS512_ROW_Q], rout[2][8][DES_BS512_ROW_Q], prev[512], ivrow[512];
+	_Alignas(64) uint8_t kbuf[24 * 512];
 	des_bs512_lanes ln;
 	bs_end ends[512];
 	_Alignas(64) uint8_t dummy[64];
+} bs_scratch;
+
+/* Scratch for one call, allocated once. */
+typedef struct {
+	bs_scratch *bs; /* NULL unless a set goes to the 512-lane engine */
 	_Alignas(64) unsigned char ks[FB_KS_MAX];
 	_Alignas(64) uint64_t vk[3 * 16 * DES_VP_LANES];
 	_Alignas(64) uint64_t gk[3 * 16 * DES_GF_LANES];
-	_Alignas(64) uint8_t kbuf[24 * 512];
 	_Alignas(64) uint64_t x[512], y[512], blk[512], cv[512];
 } scratch;
 
@@ -386,10 +392,11 @@ static int bs_end_cmp(const void *a, const void *b)
  * lines one 8x8 qword transpose turns into eight block steps. Steps go
  * eight at a time (a chunk: one cache line per stream) with the chaining
  * bitsliced between them. After chunk c runs, chunk c + 1 is gathered into
- * the other pair of row buffers; while it runs, chunk c - 1 is scattered and
- * chunk c + 2 prefetched, a few lane groups between rounds. Lengths and
- * pointers are public; nothing here depends on keys or data. */
-static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratch *w)
+ * the input rows (a phase of its own: a load that misses would stall the
+ * rounds); while it runs, chunk c - 1 is scattered from the other output
+ * rows and chunk c + 2 prefetched, a few lane groups between rounds.
+ * Lengths and pointers are public; nothing here depends on keys or data. */
+static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, bs_scratch *w)
 {
 	unsigned nkeys = j->keylen == 8 ? 1 : 3;
 	int dec_chain = j->mode != FB_OFB && !j->enc; /* CBC/CFB decryption: prev row */
@@ -425,7 +432,10 @@ static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratc
 	}
 	for (size_t g = 0; g < ng; g++) {
 		ln->skew[g] = 64 * (g % skews);
-		ln->full[g] = 8 * g + 7 < nl ? ln->len[8 * g + 7] : 0; /* lengths descend */
+		size_t m = SIZE_MAX; /* sorted by blocks, not bytes: take the minimum */
+		for (size_t b = 8 * g; b < 8 * g + 8; b++)
+			m = ln->len[b] < m ? ln->len[b] : m;
+		ln->full[g] = m; /* 0 if the group has an idle lane */
 	}
 	qsort(ends, nend, sizeof *ends, bs_end_cmp);
 	fb_des_bs512_lane_keys(w->kplanes, w->kbuf, nb, nkeys);
@@ -436,10 +446,10 @@ static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratc
 	for (size_t b = 0; b < nb; b++)
 		if (ln->len[b] > 64 && !ln->skew[b / 8])
 			__builtin_prefetch(ln->in[b] + 64, 0, 2);
-	fb_des_bs512_gather(w->rin[0], ln, 0);
+	fb_des_bs512_gather(w->rin, ln, 0);
 	size_t et = 0, ee = 0; /* ends[et..]: tails not yet read, ends[ee..]: not finished */
 	for (size_t c = 0; c < nch; c++) {
-		uint64_t(*rin)[DES_BS512_ROW_Q] = w->rin[c % 2], (*rout)[DES_BS512_ROW_Q] = w->rout[c % 2];
+		uint64_t(*rin)[DES_BS512_ROW_Q] = w->rin, (*rout)[DES_BS512_ROW_Q] = w->rout[c % 2];
 		if (c && c < skews) { /* lane groups starting now start from their IVs */
 			uint8_t sel[64] = { 0 };
 			for (size_t g = c; g < ng; g += skews)
@@ -467,7 +477,7 @@ static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratc
 		}
 		fb_des_bs512_multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
 					 (const uint8_t *)w->prev, (const uint8_t *)rin, (uint8_t *)rout, 8, nb, &bg,
-					 w->bswork);
+					 w->work);
 		/* streams that end in this chunk: the partial last block, the IV */
 		for (; ee < nend && ends[ee].chunk == c; ee++) {
 			size_t b = ends[ee].i, s = lane[b];
@@ -481,7 +491,7 @@ static void run_set_bs(const multi_job *j, const size_t *lane, size_t nl, scratc
 		if (dec_chain)
 			memcpy(w->prev, rin[7], 8 * nb);
 		if (c + 1 < nch)
-			fb_des_bs512_gather(w->rin[(c + 1) % 2], ln, 64 * (c + 1));
+			fb_des_bs512_gather(w->rin, ln, 64 * (c + 1));
 	}
 	fb_des_bs512_scatter(ln, 64 * (nch - 1), w->rout[(nch - 1) % 2]);
 }
@@ -511,10 +521,15 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	err = choose(opt, &e);
 	if (err != FB_OK)
 		return err;
-	/* n regions for sorting and 2n for the overlap check share one block */
-	if (n > (SIZE_MAX - sizeof(scratch)) / (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t)))
+	/* n regions for sorting and 2n for the overlap check share one block,
+	 * and the 512-lane engine's scratch if a set will go there (the first
+	 * set is the largest: this must agree with the choice below) */
+	int use_bs = e.kind == ENG_BS512 ||
+		     (e.kind < 0 && e.have_bs && (n >= DES_MULTI_BS_MIN || !(e.have_vp || e.have_gf)));
+	size_t bs_need = use_bs ? sizeof(bs_scratch) + 64 : 0;
+	if (n > (SIZE_MAX - sizeof(scratch) - bs_need - 128) / (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t)))
 		return FB_ERR_ARGUMENT;
-	size_t need = sizeof(scratch) + 64 + n * (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t));
+	size_t need = sizeof(scratch) + 64 + n * (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t)) + bs_need;
 	unsigned char *mem = malloc(need);
 	if (!mem)
 		return FB_ERR_ARGUMENT;
@@ -522,6 +537,11 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	region *reg = (region *)(void *)(w + 1);
 	by_len *order = (by_len *)(void *)(reg + 2 * n);
 	size_t *lane = (size_t *)(void *)(order + n);
+	w->bs = NULL;
+	if (use_bs) {
+		unsigned char *p = (unsigned char *)(lane + n);
+		w->bs = (bs_scratch *)(void *)(p + (64 - (uintptr_t)p % 64) % 64);
+	}
 	err = check_overlap(&j, n, reg);
 	if (err == FB_OK) {
 		for (size_t i = 0; i < n; i++)
@@ -540,7 +560,7 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 			nl = left < nl ? left : nl;
 #if FB_X86
 			if (kind == ENG_BS512)
-				run_set_bs(&j, lane + done, nl, w);
+				run_set_bs(&j, lane + done, nl, w->bs);
 			else
 #endif
 				run_set(&j, lane + done, nl, kind, e.k, w);

@@ -299,7 +299,7 @@ TGT void fb_des_vperm_lanes(const uint64_t *lk, unsigned nkeys, uint8_t *y, cons
  * round's 48 words narrowed to bytes, gathered by vpermb and collected by
  * vpmovb2m. Constant-time (shift counts and indices are public), and about
  * twenty times faster than the portable loop. */
-TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8], int want_vk)
+TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8])
 {
 	uint64_t k = fb_load64_be(key);
 	const V hi = _mm512_set1_epi32((int)(uint32_t)(k >> 32)), lo = _mm512_set1_epi32((int)(uint32_t)k);
@@ -314,8 +314,6 @@ TGT static void vp_schedule(uint32_t *rk, uint64_t *vk, const uint8_t key[8], in
 			w[h] = _mm512_sub_epi32(_mm512_setzero_si512(), x);
 			_mm512_storeu_si512(rk + i, w[h]);
 		}
-		if (!want_vk)
-			continue;
 		V b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(w[0]));
 		b = _mm512_inserti32x4(b, _mm512_cvtepi32_epi8(w[1]), 1);
 		b = _mm512_inserti32x4(b, _mm512_cvtepi32_epi8(w[2]), 2);
@@ -337,10 +335,12 @@ TGT static int bs512_setkey(des_bs_ks *ks, const uint8_t *key, size_t keylen, in
 		ks->gf.nkeys = 0;
 	else
 		fb_des_gfni_avx512.setkey(&ks->gf, key, keylen);
-	vp_schedule(ks->rk[0], ks->vk[0], key, vk);
-	if (keylen > 8) {
-		vp_schedule(ks->rk[1], ks->vk[1], key + 8, vk);
-		vp_schedule(ks->rk[2], ks->vk[2], keylen == 24 ? key + 16 : key, vk);
+	for (unsigned p = 0; p < ks->nkeys; p++) {
+		const uint8_t *kp = key + (8 * p) % keylen; /* K1 K2 K3, or K1 K2 K1 */
+		if (vk)
+			vp_schedule(ks->rk[p], ks->vk[p], kp);
+		else
+			fb_des_bs_words_gfni(ks->rk[p], kp);
 	}
 	return FB_OK;
 }
