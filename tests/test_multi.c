@@ -2,7 +2,7 @@
  * fb_multi_crypt against single-stream results: n = 1..40 streams (and a
  * few larger n that fill the 512-lane engine, short and long), different lengths per
  * stream, DES / two-key / three-key EDE, CBC / CFB / OFB, both directions,
- * every engine (default choice, des/bs-avx512, des/gfni-avx512, des/vperm-avx512 and a
+ * every engine (default choice, des/bs-avx512, des/gfni-avx512 and a
  * block kernel when this CPU runs them), in place and out of place; the
  * returned IVs against the last chaining value; argument errors, each with
  * the check that nothing was written.
@@ -206,11 +206,11 @@ int main(void)
 	static const char *const fams[3] = { "des", "des-ede", "des-ede3" };
 	static const size_t klens[3] = { 8, 16, 24 };
 	static const enum fb_mode modes[3] = { FB_CBC, FB_CFB, FB_OFB };
-	const char *impls[5] = { NULL, "des/bs-avx512", "des/gfni-avx512", "des/vperm-avx512", "des/table" };
+	const char *impls[4] = { NULL, "des/bs-avx512", "des/gfni-avx512", "des/table" };
 	int nimpl = 1;
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
-		for (int k = 1; k < 5; k++)
+		for (int k = 1; k < 4; k++)
 			if (!strcmp(info.name, impls[k]) && info.supported)
 				impls[nimpl++] = impls[k];
 	const int quick = getenv("FB_QUICK") && *getenv("FB_QUICK") == '1';

@@ -20,7 +20,6 @@
  *   previous ciphertext while storing, last block first (in-place safe).
  * - Partial batches use masked loads and stores (same cost as a full one);
  *   runs below DES_BS512_GFNI_MIN blocks go to des/gfni-avx512's path
- *   (or below DES_BS512_VPERM_MIN to des/vperm-avx512's, without BITALG)
  *   (S-box lookups by vpermb, also constant-time). des/bs-avx512+table
  *   sends runs of 1-2 blocks to des/table (faster there, not constant-time).
  */
@@ -34,24 +33,14 @@
 #define TGT
 #else
 #include <immintrin.h>
-#define TGT FB_TARGET("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,gfni")
+#define TGT FB_TARGET("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512bitalg,gfni")
 #endif
 #include "des_bs_sboxes.h"
 
-/* Runs shorter than this go to des/vperm-avx512's path (constant-time,
- * ~390 TSC ticks for 1-8 DES blocks, 31 per block after that, against ~2,500
- * for a bitsliced batch of any size up to 512; Triple-DES 1,010 / 82 /
- * 6,300: the crossover is near 80 blocks for both). */
-#define DES_BS512_VPERM_MIN 80
-/* The same through des/gfni-avx512's path (46 ticks per 3DES block, 18 per
- * DES block against ~6,300 and ~2,500 for a bitsliced batch) */
+/* Runs shorter than this go to des/gfni-avx512's path (constant-time; 46
+ * ticks per 3DES block, 18 per DES block, against ~6,300 and ~2,500 for a
+ * bitsliced batch of any size up to 512). */
 #define DES_BS512_GFNI_MIN 128
-
-/* Runs shorter than this leave the bitsliced engine. */
-static inline size_t short_max(const des_bs_ks *ks)
-{
-	return ks->gf.nkeys ? DES_BS512_GFNI_MIN : DES_BS512_VPERM_MIN;
-}
 /* des/bs-avx512+table sends runs shorter than this to des/table (240 ticks
  * for one DES block, 137 per further block; 3DES 640 / 390). */
 #define DES_BS512_TABLE_MAX 3
@@ -606,7 +595,7 @@ static int use_table(const des_bs_ks *ks, size_t n)
 TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
 	_Alignas(64) V st[64];
-	while (n >= short_max(ks)) {
+	while (n >= DES_BS512_GFNI_MIN) {
 		size_t m = n < 512 ? n : 512;
 		in512(st, in, m);
 		crypt512(st, ks, dec);
@@ -615,10 +604,8 @@ TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		out += 8 * m;
 		n -= m;
 	}
-	if (n && ks->gf.nkeys)
+	if (n)
 		fb_des_gfni_ecb(&ks->gf, out, in, n, dec);
-	else if (n)
-		fb_des_vperm_ecb(ks, out, in, n, dec);
 }
 
 static void bs512_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
@@ -643,7 +630,7 @@ TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 {
 	_Alignas(64) V st[64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
-	while (n >= short_max(ks)) {
+	while (n >= DES_BS512_GFNI_MIN) {
 		size_t m = n < 512 ? n : 512;
 		ctr_planes512(st, hi, lo);
 		crypt512(st, ks, 0);
@@ -654,10 +641,8 @@ TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		n -= m;
 	}
 	fb_store32_be(ctr + 4, lo);
-	if (n && ks->gf.nkeys)
+	if (n)
 		fb_des_gfni_ctr(&ks->gf, out, in, n, ctr);
-	else if (n)
-		fb_des_vperm_ctr(ks, out, in, n, ctr);
 }
 
 /* The generic CTR of the table kernel, for short runs of the +table kernel. */
@@ -696,7 +681,7 @@ TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 	_Alignas(64) V st[64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
-	while (n >= short_max(ks)) {
+	while (n >= DES_BS512_GFNI_MIN) {
 		size_t m = n < 512 ? n : 512;
 		uint64_t next;
 		memcpy(&next, in + 8 * (m - 1), 8); /* before an in-place overwrite */
@@ -709,10 +694,8 @@ TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 		n -= m;
 	}
 	memcpy(iv, &chain, 8);
-	if (n && ks->gf.nkeys)
+	if (n)
 		fb_des_gfni_cbc_dec(&ks->gf, out, in, n, iv);
-	else if (n)
-		fb_des_vperm_cbc_dec(ks, out, in, n, iv);
 }
 
 static void cbcdec_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
@@ -737,7 +720,32 @@ static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size
 		cbcdec512(ks, out, in, n, iv);
 }
 
-#define BS512_NEEDS (FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI)
+/* ---- key setup: bitsliced round-key words and, for short runs,
+ * des/gfni-avx512's row-form keys, both by bit gathers (des_gfni_avx512.c) */
+static int bs512_setkey(void *ksp, const uint8_t *key, size_t keylen)
+{
+	des_bs_ks *ks = ksp;
+	if (keylen != 8 && keylen != 16 && keylen != 24)
+		return FB_ERR_KEY_LENGTH;
+	ks->nkeys = keylen == 8 ? 1 : 3;
+	ks->use_table = 0;
+	int rc = fb_des_gfni_avx512.setkey(&ks->gf, key, keylen);
+	for (unsigned p = 0; p < ks->nkeys; p++) /* K1 K2 K3, or K1 K2 K1 */
+		fb_des_bs_words_gfni(ks->rk[p], key + (8 * p) % keylen);
+	return rc;
+}
+
+static int bs512_setkey_table(void *ksp, const uint8_t *key, size_t keylen)
+{
+	des_bs_ks *ks = ksp;
+	int rc = bs512_setkey(ksp, key, keylen);
+	if (rc != FB_OK)
+		return rc;
+	ks->use_table = 1;
+	return fb_des_table.setkey(ks->table_ks, key, keylen);
+}
+
+#define BS512_NEEDS (FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI | FB_CPU_AVX512BITALG)
 #define BS512_FUNCS \
 	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32, \
 	.cbc_dec = bs512_cbc_dec
@@ -751,7 +759,7 @@ const fb_kernel fb_des_bs_avx512 = {
 	.batch = 512,
 	.ks_size = sizeof(des_bs_ks),
 	.note = "bitsliced, 512 blocks per batch, vpternlog S-box circuits, GFNI/vpermb transposition",
-	.setkey = fb_des_bs512_setkey,
+	.setkey = bs512_setkey,
 	BS512_FUNCS,
 };
 
@@ -764,7 +772,7 @@ const fb_kernel fb_des_bs_avx512_table = {
 	.batch = 512,
 	.ks_size = sizeof(des_bs_ks),
 	.note = "des/bs-avx512, with des/table for runs of a few blocks",
-	.setkey = fb_des_bs512_setkey_table,
+	.setkey = bs512_setkey_table,
 	BS512_FUNCS,
 };
 

@@ -11,7 +11,6 @@ static const fb_kernel *const parallel[] = {
 	&fb_des_bs_avx512_table,
 	&fb_des_bs_avx512,
 	&fb_des_gfni_avx512,
-	&fb_des_vperm_avx512,
 	&fb_des_bs_avx2_table,
 	&fb_des_bs_avx2,
 #endif

@@ -8,8 +8,7 @@
  * Streams are sorted by length, longest first, and cut into lane sets:
  *  - des/bs-avx512's engine, up to 512 lanes, per-lane key planes: for sets
  *    of at least DES_MULTI_BS_MIN streams;
- *  - des/gfni-avx512's engine, 32 lanes, per-lane round keys: smaller sets
- *    (des/vperm-avx512's, 24 lanes, on a CPU without GFNI and BITALG);
+ *  - des/gfni-avx512's engine, 32 lanes, per-lane round keys: smaller sets;
  *  - otherwise (no AVX-512, or an implementation named in the options or
  *    FASTBLOCK_IMPL) one stream at a time through a block kernel.
  * Each step gathers one block per lane, runs the cipher on all lanes,
@@ -34,7 +33,7 @@
  * 3DES ~78 streams at 8 KB, ~58 at 1 KB; DES ~72 at 8 KB, ~64 at 1 KB. */
 #define DES_MULTI_BS_MIN 72
 
-enum { ENG_KERNEL, ENG_VPERM, ENG_GFNI, ENG_BS512 };
+enum { ENG_KERNEL, ENG_GFNI, ENG_BS512 };
 
 typedef struct {
 	enum fb_mode mode;
@@ -193,7 +192,7 @@ static const char *forced(const fb_options *opt, char *buf, size_t cap)
 
 typedef struct {
 	int kind;         /* forced engine, or -1: by set size */
-	int have_bs, have_vp, have_gf;
+	int have_bs, have_gf;
 	const fb_kernel *k; /* ENG_KERNEL */
 } engine_choice;
 
@@ -204,10 +203,9 @@ static int choose(const fb_options *opt, engine_choice *e)
 	const char *name = forced(opt, buf, sizeof buf);
 #if FB_X86
 	e->have_bs = engine_supported(&fb_des_bs_avx512);
-	e->have_vp = engine_supported(&fb_des_vperm_avx512);
 	e->have_gf = engine_supported(&fb_des_gfni_avx512);
 #else
-	e->have_bs = e->have_vp = e->have_gf = 0;
+	e->have_bs = e->have_gf = 0;
 #endif
 	e->kind = -1;
 	e->k = NULL;
@@ -223,10 +221,6 @@ static int choose(const fb_options *opt, engine_choice *e)
 			e->kind = ENG_BS512;
 			return FB_OK;
 		}
-		if (!strcmp(k->name, fb_des_vperm_avx512.name)) {
-			e->kind = ENG_VPERM;
-			return FB_OK;
-		}
 		if (!strcmp(k->name, fb_des_gfni_avx512.name)) {
 			e->kind = ENG_GFNI;
 			return FB_OK;
@@ -236,7 +230,7 @@ static int choose(const fb_options *opt, engine_choice *e)
 		e->k = k;
 		return FB_OK;
 	}
-	if (e->have_bs || e->have_vp || e->have_gf)
+	if (e->have_bs || e->have_gf)
 		return FB_OK;
 	/* one stream at a time: the lowest-latency kernel (constant-time if asked) */
 	const fb_kernel *const *lists[2] = { fb_family_des.serial, fb_family_des.parallel };
@@ -275,7 +269,6 @@ typedef struct {
 typedef struct {
 	bs_scratch *bs; /* NULL unless a set goes to the 512-lane engine */
 	_Alignas(64) unsigned char ks[FB_KS_MAX];
-	_Alignas(64) uint64_t vk[3 * 16 * DES_VP_LANES];
 	_Alignas(64) uint64_t gk[3 * 16 * DES_GF_LANES];
 	_Alignas(64) uint64_t x[512], y[512], blk[512], cv[512];
 } scratch;
@@ -289,7 +282,7 @@ static void keys_of(const multi_job *j, size_t s, const uint8_t *k[3])
 }
 
 /* The streams lane[0..nl) (indices into the job's arrays) through the
- * 24-lane engine or a block kernel, one block step at a time. */
+ * 32-lane gfni engine or a block kernel, one block step at a time. */
 static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind, const fb_kernel *kern,
 		    scratch *w)
 {
@@ -297,8 +290,6 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 	int dec = j->mode == FB_CBC && !j->enc; /* the cipher runs backwards only here */
 	size_t steps = 0;
 	memset(w->x, 0, sizeof w->x);
-	if (kind == ENG_VPERM)
-		memset(w->vk, 0, sizeof w->vk);
 	if (kind == ENG_GFNI)
 		memset(w->gk, 0, sizeof w->gk);
 	for (size_t l = 0; l < nl; l++) {
@@ -307,16 +298,8 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 		keys_of(j, s, k);
 		steps = b > steps ? b : steps;
 		memcpy(&w->cv[l], j->ivs[s], 8);
-		if (kind == ENG_VPERM) {
-			uint64_t vk[16];
-			for (unsigned p = 0; p < nkeys; p++) {
-				fb_des_bs_vperm_keys(vk, k[p]);
-				for (int r = 0; r < 16; r++)
-					w->vk[(16 * p + r) * DES_VP_LANES + l] = vk[r];
-			}
-			fb_wipe(vk, sizeof vk);
 #if FB_X86
-		} else if (kind == ENG_GFNI) {
+		if (kind == ENG_GFNI) {
 			uint64_t gk[16];
 			for (unsigned p = 0; p < nkeys; p++) {
 				fb_des_gfni_keys(gk, k[p]);
@@ -343,9 +326,7 @@ static void run_set(const multi_job *j, const size_t *lane, size_t nl, int kind,
 			w->x[l] = j->mode != FB_CBC ? w->cv[l] : j->enc ? w->blk[l] ^ w->cv[l] : w->blk[l];
 		}
 #if FB_X86
-		if (kind == ENG_VPERM)
-			fb_des_vperm_lanes(w->vk, nkeys, (uint8_t *)w->y, (const uint8_t *)w->x, nl, dec);
-		else if (kind == ENG_GFNI)
+		if (kind == ENG_GFNI)
 			fb_des_gfni_lanes(w->gk, nkeys, (uint8_t *)w->y, (const uint8_t *)w->x, nl, dec);
 		else
 #endif
@@ -525,7 +506,7 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	 * and the 512-lane engine's scratch if a set will go there (the first
 	 * set is the largest: this must agree with the choice below) */
 	int use_bs = e.kind == ENG_BS512 ||
-		     (e.kind < 0 && e.have_bs && (n >= DES_MULTI_BS_MIN || !(e.have_vp || e.have_gf)));
+		     (e.kind < 0 && e.have_bs && (n >= DES_MULTI_BS_MIN || !e.have_gf));
 	size_t bs_need = use_bs ? sizeof(bs_scratch) + 64 : 0;
 	if (n > (SIZE_MAX - sizeof(scratch) - bs_need - 128) / (2 * sizeof(region) + sizeof(by_len) + sizeof(size_t)))
 		return FB_ERR_ARGUMENT;
@@ -554,9 +535,8 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 			size_t left = n - done, nl;
 			int kind = e.kind;
 			if (kind < 0)
-				kind = e.have_bs && (left >= DES_MULTI_BS_MIN || !(e.have_vp || e.have_gf)) ? ENG_BS512
-				       : e.have_gf ? ENG_GFNI : ENG_VPERM;
-			nl = kind == ENG_BS512 ? 512 : kind == ENG_VPERM ? DES_VP_LANES : kind == ENG_GFNI ? DES_GF_LANES : 1;
+				kind = e.have_bs && (left >= DES_MULTI_BS_MIN || !e.have_gf) ? ENG_BS512 : ENG_GFNI;
+			nl = kind == ENG_BS512 ? 512 : kind == ENG_GFNI ? DES_GF_LANES : 1;
 			nl = left < nl ? left : nl;
 #if FB_X86
 			if (kind == ENG_BS512)
