@@ -27,11 +27,12 @@
 #include "des_gfni.h"
 
 /* Sets of at least this many streams use the bitsliced engine. Its block
- * step costs the same for any number of lanes up to 512 (3DES-CBC over n
- * streams of 8 KB: about 1,200 / n TSC ticks per byte; the 24-lane engine
- * about 15 at any n). Measured crossover, forced engines, CBC encryption:
- * 3DES ~78 streams at 8 KB, ~58 at 1 KB; DES ~72 at 8 KB, ~64 at 1 KB. */
-#define DES_MULTI_BS_MIN 72
+ * step costs the same for any number of lanes up to 512 (CBC encryption,
+ * 8 KB streams: ~6,500 TSC ticks per step for 3DES, ~2,700 for DES), while
+ * the 32-lane gfni engine costs ~62 and ~31 ticks per block at any n >= 32.
+ * Measured crossover (forced engines, same run): 3DES ~104 streams at 8 KB,
+ * ~111 at 1 KB; DES ~87 and ~110. */
+#define DES_MULTI_BS_MIN 96
 
 enum { ENG_KERNEL, ENG_GFNI, ENG_BS512 };
 

@@ -67,13 +67,35 @@ static inline uint32_t compress(uint64_t e)
 	return w;
 }
 
-static inline uint64_t f64(uint64_t r, uint64_t k)
+/* lk ^ f, f = the round function's output (E-form) for x = r ^ k. lk is
+ * known early (the other half with the next round key already XORed in):
+ * the result is the next round's input, so no key XOR and only a balanced
+ * XOR tree sit on the latency chain after the loads. */
+/* Bits 8..15 of t. On x86-64 read as a high-byte register (movzbl %ah):
+ * compilers emit a shift instead, and shifts have only two ports here. */
+static inline uint64_t byte1(uint64_t t)
 {
-	uint64_t x = r ^ k;
-	uint64_t a = des_sp64[0][x & 0xFF] ^ des_sp64[1][(x >> 8) & 0xFF];
-	uint64_t b = des_sp64[2][(x >> 16) & 0xFF] ^ des_sp64[3][(x >> 24) & 0xFF];
-	uint64_t c = des_sp64[4][(x >> 32) & 0xFF] ^ des_sp64[5][(x >> 40) & 0xFF];
-	uint64_t d = des_sp64[6][(x >> 48) & 0xFF] ^ des_sp64[7][x >> 56];
+#if defined(__x86_64__) && defined(__GNUC__)
+	uint32_t r;
+	__asm__("movzbl %h1, %0" : "=Q"(r) : "Q"(t)); /* no REX with %ah */
+	return r;
+#else
+	return (t >> 8) & 0xFF;
+#endif
+}
+
+static inline uint64_t f64(uint64_t x, uint64_t lk)
+{
+	/* bytes 1, 3, 5, 7 as the high byte of x, x >> 16, ...: three shifts,
+	 * not seven (shifts have only two ports here) */
+	uint64_t x2 = x >> 16, x4 = x >> 32, x6 = x >> 48;
+	FB_KEEP(lk);
+	FB_KEEP(x2); FB_KEEP(x4); FB_KEEP(x6);
+	uint64_t a = des_sp64[0][x & 0xFF] ^ des_sp64[1][byte1(x)];
+	a ^= lk; /* the first two loads need no shift: lk joins them early */
+	uint64_t b = des_sp64[2][x2 & 0xFF] ^ des_sp64[3][byte1(x2)];
+	uint64_t c = des_sp64[4][x4 & 0xFF] ^ des_sp64[5][byte1(x4)];
+	uint64_t d = des_sp64[6][x6 & 0xFF] ^ des_sp64[7][x6 >> 8];
 	FB_KEEP(a); FB_KEEP(b); FB_KEEP(c); FB_KEEP(d);
 	a ^= b;
 	c ^= d;
@@ -81,35 +103,84 @@ static inline uint64_t f64(uint64_t r, uint64_t k)
 	return a ^ c;
 }
 
-/* 16 rounds forwards or backwards through the key; a ends as L16, b as R16. */
+/* 16 rounds forwards or backwards through the key; a ends as L16, b as R16.
+ * x carries R ^ (this round's key) from round to round. */
 static inline __attribute__((always_inline)) void rounds64(uint64_t *a, uint64_t *b,
 							    const uint64_t *k, int fwd)
 {
-#pragma GCC unroll 8
-	for (int i = 0; i < 16; i += 2) {
-		int j = fwd ? i : 15 - i, d = fwd ? 1 : -1;
-		*a ^= f64(*b, k[j]);
-		*b ^= f64(*a, k[j + d]);
+	uint64_t l = *a, r = *b;
+	int j = fwd ? 0 : 15, d = fwd ? 1 : -1;
+	uint64_t x = r ^ k[j];
+#pragma GCC unroll 15
+	for (int i = 0; i < 15; i++, j += d) {
+		uint64_t kn = k[j + d], xn = f64(x, l ^ kn);
+		l = r;
+		r = xn ^ kn;
+		x = xn;
 	}
+	*a = r;
+	*b = f64(x, l);
+}
+
+/* The three passes (or one) on E-form halves after IP. */
+static inline __attribute__((always_inline)) void passes64(const des_table64_ks *ks, uint64_t *l, uint64_t *r,
+							    int enc)
+{
+	if (ks->nkeys == 1) {
+		rounds64(l, r, ks->rk[0], enc);
+	} else {
+		rounds64(l, r, ks->rk[enc ? 0 : 2], enc);
+		rounds64(r, l, ks->rk[1], !enc);
+		rounds64(l, r, ks->rk[enc ? 2 : 0], enc);
+	}
+}
+
+/* A block -> E-form halves after IP, and back (FP(R16 L16)). */
+static inline void enter64(const uint8_t *in, uint64_t *l, uint64_t *r)
+{
+	uint32_t l32 = fb_load32_be(in), r32 = fb_load32_be(in + 4), t;
+	DES_IP(l32, r32);
+	*l = expand(l32);
+	*r = expand(r32);
+}
+
+static inline void leave64(uint8_t *out, uint64_t l, uint64_t r)
+{
+	uint32_t a = compress(r), b = compress(l), t;
+	DES_FP(a, b);
+	fb_store32_be(out, a);
+	fb_store32_be(out + 4, b);
 }
 
 static inline __attribute__((always_inline)) void crypt64(const des_table64_ks *ks, uint8_t *out,
 							   const uint8_t *in, int enc)
 {
-	uint32_t l32 = fb_load32_be(in), r32 = fb_load32_be(in + 4), t;
-	DES_IP(l32, r32);
-	uint64_t l = expand(l32), r = expand(r32);
-	if (ks->nkeys == 1) {
-		rounds64(&l, &r, ks->rk[0], enc);
-	} else {
-		rounds64(&l, &r, ks->rk[enc ? 0 : 2], enc);
-		rounds64(&r, &l, ks->rk[1], !enc);
-		rounds64(&l, &r, ks->rk[enc ? 2 : 0], enc);
+	uint64_t l, r;
+	enter64(in, &l, &r);
+	passes64(ks, &l, &r, enc);
+	leave64(out, l, r);
+}
+
+/* CBC encryption without IP, FP, expansion or compression on the chain:
+ * IP(P ^ C) = IP(P) ^ IP(C), and IP(C) of the last block is its (R16, L16),
+ * already in E-form. The chain per block is the rounds and one XOR. */
+static void des_table64_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	const des_table64_ks *ks = ksp;
+	uint64_t cl, cr;
+	enter64(iv, &cl, &cr);
+	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
+		uint64_t l, r;
+		enter64(in, &l, &r);
+		l ^= cl;
+		r ^= cr;
+		passes64(ks, &l, &r, 1);
+		cl = r; /* IP(C) = (R16, L16) */
+		cr = l;
+		leave64(out, l, r);
 	}
-	uint32_t a = compress(r), b = compress(l);
-	DES_FP(a, b);
-	fb_store32_be(out, a);
-	fb_store32_be(out + 4, b);
+	if (n)
+		memcpy(iv, out - 8, 8);
 }
 
 static void des_table64_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
@@ -136,4 +207,5 @@ const fb_kernel fb_des_table64 = {
 	.setkey = des_table64_setkey,
 	.encrypt = des_table64_encrypt,
 	.decrypt = des_table64_decrypt,
+	.cbc_enc = des_table64_cbc_enc,
 };
