@@ -222,7 +222,10 @@ static int choose_kernels(fb_state *s, const fb_options *opt, size_t len_hint)
 	if (!s->par || !s->ser)
 		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
 	/* no key schedule for a kernel the context will never call */
-	if (!uses_parallel(s) || len_hint <= fam->oneshot_serial_max)
+	if (fam->small && len_hint <= fam->small_max && fb_kernel_supported(fam->small) &&
+	    (!need_ct || fam->small->constant_time))
+		s->par = s->ser = fam->small;
+	else if (!uses_parallel(s))
 		s->par = s->ser;
 	return FB_OK;
 }

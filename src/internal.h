@@ -106,10 +106,11 @@ typedef struct fb_family {
 	unsigned block_size;
 	const fb_kernel *const *parallel; /* preference for ECB/CTR/CBC-dec/XTS */
 	const fb_kernel *const *serial;   /* preference for CBC/CFB/OFB encryption */
-	/* One-shot messages (fb_encrypt/fb_decrypt) up to this many bytes run
-	 * on the serial kernel alone: the parallel kernel's key setup would
-	 * cost more than it saves (0: never). */
-	size_t oneshot_serial_max;
+	/* One-shot messages (fb_encrypt/fb_decrypt) up to small_max bytes run
+	 * on the kernel small alone (NULL: never): the wide kernels' key setup
+	 * would cost more than they save. */
+	const fb_kernel *small;
+	size_t small_max;
 } fb_family;
 
 extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_mars,

@@ -23,4 +23,4 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_aes = { "aes", 16, parallel, serial, 0 };
+const fb_family fb_family_aes = { "aes", 16, parallel, serial, NULL, 0 };

@@ -5,6 +5,7 @@
 #include "des_gfni.h"
 
 extern const fb_kernel fb_des_table64;
+extern const fb_kernel fb_des_table12;
 
 static const fb_kernel *const parallel[] = {
 #if FB_X86
@@ -19,15 +20,19 @@ static const fb_kernel *const parallel[] = {
 	NULL,
 };
 
-/* des/table and des/table64 measure equal within noise for CBC encryption
- * here (about 12 TSC ticks per round, see the issue 4 note); table first. */
+/* For one stream's chain (CBC, CFB, OFB encryption): des/table64 chains
+ * CBC in its own form and keeps the key XOR off the latency chain: 3DES-CBC
+ * 8 KB ~510-545 TSC ticks per block against des/table's ~570-610 and
+ * des/table12's ~900-1,000 (session 3, same runs). */
 static const fb_kernel *const serial[] = {
-	&fb_des_table,
 	&fb_des_table64,
+	&fb_des_table,
+	&fb_des_table12,
 	NULL,
 };
 
-/* One-shot DES/3DES messages up to 32 bytes: des/table alone (its key
- * setup ~260/540 ticks against ~700/1,300 for des/bs-avx512+table's three
- * schedules, which speed up only runs of three blocks and more). */
-const fb_family fb_family_des = { "des", 8, parallel, serial, 32 };
+/* One-shot DES/3DES messages up to 32 bytes: des/table alone. Its key setup
+ * (~260/540 ticks) against ~700/1,300 for des/bs-avx512+table's schedules,
+ * which pay off from three blocks on (measured break-even 32-48 bytes);
+ * and at one or two blocks it beats des/table64 (2 blocks interleaved). */
+const fb_family fb_family_des = { "des", 8, parallel, serial, &fb_des_table, 32 };

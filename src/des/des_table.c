@@ -16,11 +16,6 @@
 #include "des_table.h"
 #include "des_tables.h"
 
-typedef struct {
-	uint32_t rk[3][32]; /* per DES key: 16 rounds x (KX, KY) */
-	unsigned nkeys;     /* 1 (DES) or 3 (EDE) */
-} des_table_ks;
-
 void fb_des_table_schedule(uint32_t rk[32], const uint8_t key[8])
 {
 	uint64_t cd = 0;
@@ -39,9 +34,9 @@ void fb_des_table_schedule(uint32_t rk[32], const uint8_t key[8])
 	}
 }
 
-static int des_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
+int fb_des_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 {
-	des_table_ks *ks = ksp;
+	fb_des_table_ks *ks = ksp;
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
@@ -55,92 +50,30 @@ static int des_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 
 /* l ^ f(r). The round is a chain of dependent loads: a balanced XOR tree
  * (with l at its bottom) keeps three XORs, not nine, after the last load. */
-static inline uint32_t des_round(uint32_t l, uint32_t r, const uint32_t *k)
+static inline __attribute__((always_inline)) uint32_t des_round(uint32_t l, uint32_t r, const uint32_t *k)
 {
 	uint32_t x = r ^ k[0], y = fb_rotl32(r, 4) ^ k[1];
 	uint32_t a = des_sp[6][x & 63] ^ des_sp[4][(x >> 8) & 63];
 	uint32_t b = des_sp[2][(x >> 16) & 63] ^ des_sp[0][(x >> 24) & 63];
 	uint32_t c = des_sp[7][y & 63] ^ des_sp[5][(y >> 8) & 63];
 	uint32_t d = des_sp[3][(y >> 16) & 63] ^ des_sp[1][(y >> 24) & 63];
-	FB_KEEP(a);
-	FB_KEEP(b);
-	FB_KEEP(c);
-	FB_KEEP(d);
-	a ^= l;
-	b ^= c;
-	FB_KEEP(a);
-	FB_KEEP(b);
-	return (a ^ b) ^ d;
-}
-
-/* 16 rounds; on return a holds L16 and b holds R16 (no final swap). */
-static inline void des_rounds_enc(uint32_t *a, uint32_t *b, const uint32_t *k)
-{
-#pragma GCC unroll 8
-	for (int i = 0; i < 32; i += 4) {
-		*a = des_round(*a, *b, k + i);
-		*b = des_round(*b, *a, k + i + 2);
-	}
-}
-
-static inline void des_rounds_dec(uint32_t *a, uint32_t *b, const uint32_t *k)
-{
-#pragma GCC unroll 8
-	for (int i = 30; i > 0; i -= 4) {
-		*a = des_round(*a, *b, k + i);
-		*b = des_round(*b, *a, k + i - 2);
-	}
-}
-
-static inline void des_block_in(const uint8_t *in, uint32_t *l, uint32_t *r)
-{
-	uint32_t t;
-	*l = fb_load32_be(in);
-	*r = fb_load32_be(in + 4);
-	DES_IP(*l, *r);
-	*l = fb_rotr32(*l, 3);
-	*r = fb_rotr32(*r, 3);
-}
-
-/* Writes the pre-output R16||L16 through FP. */
-static inline void des_block_out(uint8_t *out, uint32_t l, uint32_t r)
-{
-	uint32_t t, a = fb_rotl32(r, 3), b = fb_rotl32(l, 3);
-	DES_FP(a, b);
-	fb_store32_be(out, a);
-	fb_store32_be(out + 4, b);
+	return fb_des_xor_tree(l, a, b, c, d);
 }
 
 /* One block through DES or EDE; encrypt (enc = 1) or decrypt. */
-static inline __attribute__((always_inline)) void des_table_one(const des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
+static inline __attribute__((always_inline)) void des_table_one(const fb_des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
 {
-	uint32_t l, r;
-	des_block_in(in, &l, &r);
-	if (ks->nkeys == 1) {
-		if (enc)
-			des_rounds_enc(&l, &r, ks->rk[0]);
-		else
-			des_rounds_dec(&l, &r, ks->rk[0]);
-	} else if (enc) {
-		des_rounds_enc(&l, &r, ks->rk[0]);
-		des_rounds_dec(&r, &l, ks->rk[1]);
-		des_rounds_enc(&l, &r, ks->rk[2]);
-	} else {
-		des_rounds_dec(&l, &r, ks->rk[2]);
-		des_rounds_enc(&r, &l, ks->rk[1]);
-		des_rounds_dec(&l, &r, ks->rk[0]);
-	}
-	des_block_out(out, l, r);
+	fb_des_table_block(ks, out, in, enc, des_round);
 }
 
 /* Two independent blocks in one loop body: a round is a chain of
  * dependent loads, so interleaving two chains nearly doubles throughput
  * for ECB and the other parallel modes. */
-static inline __attribute__((always_inline)) void des_table_two(const des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
+static inline __attribute__((always_inline)) void des_table_two(const fb_des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
 {
 	uint32_t l0, r0, l1, r1;
-	des_block_in(in, &l0, &r0);
-	des_block_in(in + 8, &l1, &r1);
+	fb_des_block_in(in, &l0, &r0);
+	fb_des_block_in(in + 8, &l1, &r1);
 	for (unsigned p = 0; p < ks->nkeys; p++) {
 		/* EDE: pass p uses key p (enc) or key 2-p (dec), direction alternates. */
 		const uint32_t *k = ks->rk[enc ? p : ks->nkeys - 1 - p];
@@ -155,13 +88,13 @@ static inline __attribute__((always_inline)) void des_table_two(const des_table_
 			*b1 = des_round(*b1, *a1, k + j + d);
 		}
 	}
-	des_block_out(out, l0, r0);
-	des_block_out(out + 8, l1, r1);
+	fb_des_block_out(out, l0, r0);
+	fb_des_block_out(out + 8, l1, r1);
 }
 
 static inline __attribute__((always_inline)) void des_table_crypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, int enc)
 {
-	const des_table_ks *ks = ksp;
+	const fb_des_table_ks *ks = ksp;
 	for (; n >= 2; n -= 2, in += 16, out += 16)
 		des_table_two(ks, out, in, enc);
 	if (n)
@@ -185,9 +118,9 @@ const fb_kernel fb_des_table = {
 	.cpu_needs = 0,
 	.constant_time = 0,
 	.batch = 1,
-	.ks_size = sizeof(des_table_ks),
+	.ks_size = sizeof(fb_des_table_ks),
 	.note = "SP tables (8x64x32-bit), IP/FP as bit swaps (seed 000)",
-	.setkey = des_table_setkey,
+	.setkey = fb_des_table_setkey,
 	.encrypt = des_table_encrypt,
 	.decrypt = des_table_decrypt,
 };

@@ -15,4 +15,4 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_rc6 = { "rc6", 16, parallel, serial, 0 };
+const fb_family fb_family_rc6 = { "rc6", 16, parallel, serial, NULL, 0 };

@@ -22,4 +22,4 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_twofish = { "twofish", 16, parallel, serial, 0 };
+const fb_family fb_family_twofish = { "twofish", 16, parallel, serial, NULL, 0 };
