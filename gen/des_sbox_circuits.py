@@ -241,6 +241,22 @@ def key_bits():
     return res
 
 
+def lane_key_tables():
+    """The multi-stream engine's per-lane key planes (des_bs_avx512.c): plane k
+    (k < 56) is bit k mod 28 of C0, plane 56 + k bit k mod 28 of D0, each copied
+    from the transposed key plane src[k] (key bit d lands at IP slot
+    ip_state_of_data()[d]); round-key bit j before rotation is plane off[j];
+    round r has rotated C and D left by rot[r] in all (mod 28)."""
+    ip = ip_state_of_data()
+    src = [ip[D.PC1[(0 if k < 56 else 28) + k % 28] - 1] for k in range(112)]
+    off = [p - 1 if p <= 28 else 56 + p - 29 for p in D.PC2]
+    rot, t = [], 0
+    for s in D.SHIFTS:
+        t = (t + s) % 28
+        rot.append(t)
+    return src, off, rot
+
+
 # ---- a whole bitsliced DES modelled in Python --------------------------------------
 
 def bs_des_model(circs, mode, key, blocks, decrypt=False):
@@ -481,9 +497,13 @@ def render(circs):
         c_table("des_bs_key_hi", "uint16_t",
                 [sum(1 << t for t in range(16) if kb[16 * w + t] < 32) for kb in [[b for row in key_bits() for b in row]] for w in range(48)], 12),
         "",
-        "/* The same as state-plane slots: key planes transposed like data blocks land at",
-        " * des_bs_ip[bit], so per-lane round-key bit j of round r is plane des_bs_key_plane[48 * r + j]. */",
-        c_table("des_bs_key_plane", "uint8_t", [ip_state_of_data()[b] for row in key_bits() for b in row], 24),
+        "/* Per-lane key planes of the multi-stream engine (des_bs_avx512.c): plane k",
+        " * (k < 56) is bit k mod 28 of C0, plane 56 + k bit k mod 28 of D0, copied from",
+        " * the transposed key plane des_bs_lk_src[k]; round r's key bit j is plane",
+        " * des_bs_lk_rot[r] + des_bs_lk_off[j] (C and D rotated by FIPS 46-3's shifts). */",
+        c_table("des_bs_lk_src", "uint8_t", lane_key_tables()[0], 28),
+        c_table("des_bs_lk_off", "uint8_t", lane_key_tables()[1], 24),
+        c_table("des_bs_lk_rot", "uint8_t", lane_key_tables()[2], 16),
         "",
         "#endif",
         "",

@@ -300,27 +300,13 @@ TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
 /* Per-lane keys: each lane's key transposed like a data block (key bit d in
  * plane des_bs_ip[d]), then laid out as the halves C0 and D0 of the key
  * after PC1, each twice over: plane k (k < 56) is bit k mod 28 of C0, plane
- * 56 + k bit k mod 28 of D0. Round r has rotated both halves left by
- * lk_rot[r] in all, so its round-key bit j is plane lk_rot[r] + lk_off[j]:
- * one base pointer per round and constant displacements. */
+ * 56 + k bit k mod 28 of D0 (copied from plane des_bs_lk_src[k]). Round r
+ * has rotated both halves left by des_bs_lk_rot[r] in all, so its round-key
+ * bit j is plane des_bs_lk_rot[r] + des_bs_lk_off[j]: one base pointer per
+ * round and constant displacements. Tables: gen/des_sbox_circuits.py. */
 #define DES_BS512_LK_PLANES 112
 _Static_assert(DES_BS512_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key plane room");
 
-/* The transposed key plane (IP slot) each of the 112 planes copies:
- * des_bs_ip[PC1[k mod 28] - 1], des_bs_ip[PC1[28 + k mod 28] - 1]. */
-static const uint8_t lk_src[DES_BS512_LK_PLANES] = {
-	32, 33, 34, 35, 36, 37, 38, 39, 0, 1, 2, 3, 4, 5, 6, 7, 40, 41, 42, 43, 44, 45, 46, 47, 8, 9, 10, 11,
-	32, 33, 34, 35, 36, 37, 38, 39, 0, 1, 2, 3, 4, 5, 6, 7, 40, 41, 42, 43, 44, 45, 46, 47, 8, 9, 10, 11,
-	56, 57, 58, 59, 60, 61, 62, 63, 16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55, 12, 13, 14, 15,
-	56, 57, 58, 59, 60, 61, 62, 63, 16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55, 12, 13, 14, 15,
-};
-/* Round-key bit j before rotation: PC2[j] - 1 (in C0) or 56 + PC2[j] - 29 (in D0). */
-static const uint8_t lk_off[48] = {
-	13, 16, 10, 23, 0, 4, 2, 27, 14, 5, 20, 9, 22, 18, 11, 3, 25, 7, 15, 6, 26, 19, 12, 1,
-	68, 79, 58, 64, 74, 82, 57, 67, 78, 72, 60, 75, 71, 76, 66, 83, 61, 80, 73, 69, 77, 63, 56, 59,
-};
-/* The total left rotation of C and D by round r, mod 28 (FIPS 46-3 shifts). */
-static const uint8_t lk_rot[16] = { 1, 2, 4, 6, 8, 10, 12, 14, 15, 17, 19, 21, 23, 25, 27, 0 };
 
 /* The multi-stream engine transposes with in512 (IN512_BODY, with the CBC
  * chain XOR folded in) and out512: lane 8j+m of a row is block 8j+m of a
@@ -447,7 +433,7 @@ TGT static void bg_some(bg_queue *q)
 
 /* ---- rounds ----------------------------------------------------------------------- */
 
-#define KXL(p, j) _mm512_xor_si512((p), rk[lk_off[j]])
+#define KXL(p, j) _mm512_xor_si512((p), rk[des_bs_lk_off[j]])
 
 TGT static inline void round512l(V *restrict a, const V *restrict b, const V *rk)
 {
@@ -458,8 +444,8 @@ TGT static void pass512l(V *st, const V *kp, int dec, int swap, bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
 	for (int i = 0; i < 8; i++) {
-		round512l(a, b, kp + lk_rot[dec ? 15 - 2 * i : 2 * i]);
-		round512l(b, a, kp + lk_rot[dec ? 14 - 2 * i : 2 * i + 1]);
+		round512l(a, b, kp + des_bs_lk_rot[dec ? 15 - 2 * i : 2 * i]);
+		round512l(b, a, kp + des_bs_lk_rot[dec ? 14 - 2 * i : 2 * i + 1]);
 		bg_some(q);
 	}
 }
@@ -493,7 +479,7 @@ TGT void fb_des_bs512_lane_keys(void *kpv, const uint8_t *kbuf, size_t nl, unsig
 			memcpy(tmp + 8 * l, kbuf + 24 * l + 8 * p, 8);
 		in512(t, tmp, nl);
 		for (int k = 0; k < DES_BS512_LK_PLANES; k++)
-			kp[DES_BS512_LK_PLANES * p + k] = t[lk_src[k]];
+			kp[DES_BS512_LK_PLANES * p + k] = t[des_bs_lk_src[k]];
 	}
 	fb_wipe(tmp, sizeof tmp);
 	fb_wipe(t, sizeof t);
