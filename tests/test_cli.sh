@@ -54,7 +54,6 @@ run() {
 	return 0
 }
 
-have() { grep -qw -- "$1" "$T/list"; }
 
 # Key and IV sizes from a name (bytes; IV 0 for ECB).
 key_len() {
@@ -74,29 +73,40 @@ iv_len() {
 
 # ---- list --------------------------------------------------------------------
 
-if run 0 "list" -- "$FB" list; then cp "$T/stdout" "$T/list"; else : >"$T/list"; fi
+run 0 "list (human table)" -- "$FB" list
+if run 0 "list --porcelain" -- "$FB" list --porcelain; then cp "$T/stdout" "$T/list"; else : >"$T/list"; fi
+run 2 "list with an unknown option" -- "$FB" list --bogus
+# Fields of `list --porcelain`: impl NAME runs|no CT|not-CT BATCH NEEDS NOTE (tab-separated).
+impl_field() { awk -F '\t' -v n="$1" -v f="$2" '$1 == "impl" && $2 == n { print $f; exit }' "$T/list"; }
 if [ -n "$REF" ]; then
 	"$REF" impls >"$T/impls" || bad "test_diff_cryptopp impls failed"
 	while read -r name mark supported; do
-		line=$(awk -v n="$name" '{ for (i = 1; i <= NF; i++) if ($i == n) { print; exit } }' "$T/list")
-		if [ -z "$line" ]; then bad "list does not mention $name"; continue; fi
-		if [ "$mark" = CT ]; then
-			case " $line " in *" CT "* | *" constant-time "*) ok ;; *) bad "list: $name not marked CT: $line" ;; esac
-		else
-			case " $line " in *" not-CT "* | *" not-constant-time "*) ok ;; *) bad "list: $name not marked not-CT: $line" ;; esac
-		fi
-		# Only the implementations this CPU runs carry the '*'.
-		case "$supported:$line" in
-		yes:*'* '*) ok ;; no:*'* '*) bad "list: $name marked as running here" ;;
-		yes:*) bad "list: $name not marked as running here: $line" ;; no:*) ok ;;
+		ct=$(impl_field "$name" 4)
+		if [ -z "$ct" ]; then bad "list does not mention $name"; continue; fi
+		if [ "$ct" = "$mark" ]; then ok; else bad "list: $name marked $ct, the API says $mark"; fi
+		runs=$(impl_field "$name" 3)
+		case "$supported:$runs" in
+		yes:runs | no:no) ok ;;
+		*) bad "list: $name marked '$runs' as running here, the API says '$supported'" ;;
 		esac
 	done <"$T/impls"
+	# Every implementation in the list is one the API knows, and none twice.
+	n_list=$(awk -F '\t' '$1 == "impl"' "$T/list" | wc -l)
+	n_api=$(wc -l <"$T/impls")
+	n_uniq=$(awk -F '\t' '$1 == "impl" { print $2 }' "$T/list" | sort -u | wc -l)
+	if [ "$n_list" = "$n_api" ] && [ "$n_uniq" = "$n_list" ]; then ok; else
+		bad "list has $n_list implementations ($n_uniq distinct), the API $n_api"; fi
 else
 	skipped "list vs API (no test_diff_cryptopp given); checking des/table only"
-	if grep -w 'des/table' "$T/list" | grep -qw 'not-CT'; then ok; else bad "list: des/table missing or not marked not-CT"; fi
+	if [ "$(impl_field des/table 4)" = not-CT ]; then ok; else bad "list: des/table missing or not marked not-CT"; fi
 fi
+# The portable implementations run on every CPU.
+for n in des/table aes/ct64; do
+	if [ "$(impl_field "$n" 3)" = runs ]; then ok; else bad "list: $n not marked as running here"; fi
+done
+have_cipher() { awk -F '\t' -v n="$1" '$1 == "cipher" && $2 == n { f = 1 } END { exit !f }' "$T/list"; }
 for n in des-ecb des-cbc des-ede-cbc des-ede3-cbc des-ede3-ctr; do
-	if have "$n"; then ok; else bad "list does not name $n"; fi
+	if have_cipher "$n"; then ok; else bad "list does not name $n"; fi
 done
 
 # ---- byte for byte against openssl enc ----------------------------------------
@@ -160,12 +170,12 @@ compare_one() {
 }
 
 for name in $OSSL_NAMES; do
-	if ! have "$name"; then skipped "$name: not in this build"; continue; fi
+	if ! have_cipher "$name"; then skipped "$name: not in this build"; continue; fi
 	for n in $(sizes_for "$name"); do compare_one "$name" "$T/pt.$n" openssl; done
 done
 # One long message per family and mode through files (--in/--out).
 for name in des-ede3-cbc des-cfb8 des-ede-ofb aes-128-ctr aes-256-cbc; do
-	have "$name" || continue
+	have_cipher "$name" || continue
 	k=$(hex "$(key_len "$name")")
 	iv=$(hex "$(iv_len "$name")")
 	"${OSSL[@]}" -"$name" -K "$k" -iv "$iv" -in "$T/big" -out "$T/ref" 2>/dev/null
@@ -183,13 +193,13 @@ if [ -z "$REF" ]; then
 	skipped "CTR for DES/3DES, XTS and RC6/MARS/Twofish/Serpent: no test_diff_cryptopp given"
 else
 	for name in $CPP_NAMES; do
-		have "$name" || continue
+		have_cipher "$name" || continue
 		for n in $(sizes_for "$name"); do
 			case $name in *-xts) [ "$n" -ge 16 ] || continue ;; esac
 			compare_one "$name" "$T/pt.$n" cryptopp
 		done
 	done
-	if have des-ede3-ctr; then compare_one des-ede3-ctr "$T/big" cryptopp; fi
+	if have_cipher des-ede3-ctr; then compare_one des-ede3-ctr "$T/big" cryptopp; fi
 fi
 
 # ---- failures: exit codes, no partial output, input untouched -----------------

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"                 [--pad pkcs7|iso9797-2|none] [--in FILE] [--out FILE]\n"
 		"                 [--impl NAME] [--strict-keys] [--constant-time]\n"
 		"                 [--pass PASSWORD [--salt HEX] [--iter N]]  (PBKDF2-HMAC-SHA256 key and IV)\n"
-		"       fastblock list\n"
+		"       fastblock list [--porcelain]   (porcelain: tab-separated records for scripts)\n"
 		"       fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]... [--peers] [--json]\n"
 		"Exit status: 0 ok, 1 key or data refused, 2 usage error.\n");
 }
@@ -266,7 +266,26 @@ static int cmd_crypt(int argc, char **argv, enum fb_direction dir)
 	return code;
 }
 
-static int cmd_list(void)
+/* `list --porcelain`: one record a line, tab-separated fields in a fixed
+ * order, for scripts and tests (the human table's columns may change):
+ *   cpu	FEATURES
+ *   cipher	NAME
+ *   impl	NAME	runs|no	CT|not-CT	BATCH	NEEDS	NOTE
+ * NEEDS is "-" for portable code. */
+static void list_porcelain(void)
+{
+	printf("cpu\t%s\n", fb_cpu_description());
+	const fb_cipher *c;
+	for (size_t i = 0; (c = fb_cipher_at(i)); i++)
+		printf("cipher\t%s\n", fb_cipher_name(c));
+	fb_impl_info info;
+	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
+		printf("impl\t%s\t%s\t%s\t%u\t%s\t%s\n", info.name, info.supported ? "runs" : "no",
+		       info.constant_time ? "CT" : "not-CT", info.batch,
+		       *info.cpu_needs ? info.cpu_needs : "-", info.note);
+}
+
+static void list_table(void)
 {
 	printf("CPU features: %s\n\nciphers:\n", fb_cpu_description());
 	const fb_cipher *c;
@@ -281,6 +300,16 @@ static int cmd_list(void)
 		printf("  %c %-22s %-7s batch %-4u %s%s%s\n", info.supported ? '*' : ' ', info.name,
 		       info.constant_time ? "CT" : "not-CT", info.batch, info.note,
 		       *info.cpu_needs ? "  [needs " : "", *info.cpu_needs ? info.cpu_needs : "");
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	if (argc > 3 || (argc == 3 && strcmp(argv[2], "--porcelain")))
+		return fail(EXIT_USAGE, "list takes only --porcelain, not '%s'", argv[2]);
+	if (argc == 3)
+		list_porcelain();
+	else
+		list_table();
 	return 0;
 }
 
@@ -293,7 +322,7 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "enc")) return cmd_crypt(argc, argv, FB_ENCRYPT);
 	if (!strcmp(cmd, "dec")) return cmd_crypt(argc, argv, FB_DECRYPT);
-	if (!strcmp(cmd, "list")) return cmd_list();
+	if (!strcmp(cmd, "list")) return cmd_list(argc, argv);
 	if (!strcmp(cmd, "speed")) {
 #ifdef FB_HAVE_BENCH
 		return fb_bench_main(argc - 1, argv + 1);
