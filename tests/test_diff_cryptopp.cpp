@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 			seen = seen || !strcmp(fb_cipher_family(c), fam);
 		if (!seen) {
 			printf("SKIP %s: not in this fastblock build\n", fam);
-			w.st.skips++;
+			tu_skip(&w.st, "family not in this build");
 		}
 	}
 	for (size_t i = 0; (c = fb_cipher_at(i)) != NULL; i++) {

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 		if (!evp) {
 			ERR_clear_error();
 			printf("SKIP %s: OpenSSL lacks it\n", fb_cipher_name(c));
-			w.st.skips++;
+			tu_skip(&w.st, "cipher OpenSSL lacks");
 			continue;
 		}
 		if (same_shape(&w.st, c, evp)) {

@@ -7,6 +7,7 @@
  * usage: test_kat FILE...   (FB_QUICK=1: Monte Carlo only for the default
  * choice and the portable kernel; FASTBLOCK_IMPL restricts as usual)
  */
+#include "test_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ typedef struct {
 	const char *impl; /* NULL = default choice */
 	int quick_mct;    /* run Monte Carlo records */
 	long pass, fail, skip;
+	tu_skips *why;
 } run_ctx;
 
 /* "AES-128"+"CBC" -> "aes-128-cbc", "TDES-2KEY" -> "des-ede-...". */
@@ -277,12 +279,16 @@ static int on_record(const kat_record *r, void *arg)
 	char name[48];
 	if (cipher_name(r, r->mode, name, sizeof name)) { rc->fail++; return 0; }
 	const fb_cipher *c = fb_cipher_by_name(name);
-	if (!c) { rc->skip++; return 0; }
+	if (!c) { rc->skip++; tu_skips_add(rc->why, "cipher not in this build"); return 0; }
 	if (rc->impl && strncasecmp(rc->impl, fb_cipher_family(c), strlen(fb_cipher_family(c))))
 		return 0; /* another family's implementation */
 	int ok;
 	if (r->iterations) {
-		if (!rc->quick_mct) { rc->skip++; return 0; }
+		if (!rc->quick_mct) {
+			rc->skip++;
+			tu_skips_add(rc->why, "Monte Carlo record, not run for this wide or quick-mode kernel");
+			return 0;
+		}
 		ok = run_mct(r, rc);
 		if (ok < 0) {
 			static int said;
@@ -290,6 +296,7 @@ static int on_record(const kat_record *r, void *arg)
 				printf("note: Monte Carlo procedure for %s %s not implemented; such records skipped\n",
 				       r->alg, r->mode);
 			rc->skip++;
+			tu_skips_add(rc->why, "Monte Carlo procedure not implemented");
 			return 0;
 		}
 	} else {
@@ -303,6 +310,7 @@ int main(int argc, char **argv)
 {
 	int quick = getenv("FB_QUICK") && *getenv("FB_QUICK") == '1';
 	long pass = 0, fail = 0, skip = 0;
+	tu_skips why = { { 0 }, { 0 } };
 	printf("CPU features: %s\n", fb_cpu_description());
 	for (int a = 1; a < argc; a++) {
 		/* Implementations to run: default, then every one of any family. */
@@ -313,6 +321,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; fb_impl_at(i, &info) == FB_OK && nimpl < 64; i++) {
 			if (!info.supported) {
 				printf("SKIP %s: this CPU lacks %s\n", info.name, info.cpu_needs);
+				if (a == 1)
+					tu_skips_add(&why, "implementation not on this CPU (every record)");
 				continue;
 			}
 			impls[nimpl++] = info.name;
@@ -332,7 +342,7 @@ int main(int argc, char **argv)
 			int mct = !impls[k] || (narrow && (!quick || strstr(impls[k], "table") ||
 					strstr(impls[k], "portable") || strstr(impls[k], "ct64") ||
 					strstr(impls[k], "bitslice")));
-			run_ctx rc = { impls[k], mct, 0, 0, 0 };
+			run_ctx rc = { impls[k], mct, 0, 0, 0, &why };
 			int n = kat_read(argv[a], on_record, &rc);
 			if (n < 0) {
 				fprintf(stderr, "cannot read %s\n", argv[a]);
@@ -345,6 +355,7 @@ int main(int argc, char **argv)
 			pass += rc.pass, fail += rc.fail, skip += rc.skip;
 		}
 	}
+	tu_skips_print(&why, "test_kat");
 	printf("%ld passed, %ld failed, %ld skipped\n", pass, fail, skip);
 	if (!pass && !fail) {
 		printf("SKIP: no cipher of these files is compiled in\n");

@@ -206,13 +206,16 @@ int main(void)
 	static const char *const fams[3] = { "des", "des-ede", "des-ede3" };
 	static const size_t klens[3] = { 8, 16, 24 };
 	static const enum fb_mode modes[3] = { FB_CBC, FB_CFB, FB_OFB };
-	const char *impls[4] = { NULL, "des/bs-avx512", "des/gfni-avx512", "des/table" };
-	int nimpl = 1;
+	static const char *const forced[3] = { "des/bs-avx512", "des/gfni-avx512", "des/table" };
+	const char *impls[4] = { NULL };
+	int nimpl = 1, lacking[3] = { 1, 1, 1 };
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
-		for (int k = 1; k < 4; k++)
-			if (!strcmp(info.name, impls[k]) && info.supported)
-				impls[nimpl++] = impls[k];
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(info.name, forced[k]) && info.supported) {
+				impls[nimpl++] = forced[k];
+				lacking[k] = 0;
+			}
 	const int quick = getenv("FB_QUICK") && *getenv("FB_QUICK") == '1';
 	errors();
 	for (int f = 0; f < 3; f++)
@@ -236,5 +239,12 @@ int main(void)
 	for (int k = 0; k < nimpl; k++)
 		printf(" %s", impls[k] ? impls[k] : "auto");
 	printf(")\n");
+	printf("test_multi: skipped:");
+	if (nimpl == 4)
+		printf(" none");
+	for (int k = 0; k < 3; k++)
+		if (lacking[k])
+			printf(" %s (not on this CPU)", forced[k]);
+	printf("\n");
 	return failures != 0;
 }

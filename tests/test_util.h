@@ -24,13 +24,54 @@
 
 /* ---- Results ------------------------------------------------------------ */
 
+/* Skips grouped by reason, so a run ends with one line that says what it
+ * did not test and why ("skipped: 12 x implementation not on this CPU").
+ * Reasons are string literals; more than TU_REASONS distinct ones share
+ * the last slot. */
+#define TU_REASONS 8
+typedef struct tu_skips {
+	const char *reason[TU_REASONS];
+	unsigned long count[TU_REASONS];
+} tu_skips;
+
+static inline void tu_skips_add(tu_skips *s, const char *reason)
+{
+	int i = 0;
+	while (i < TU_REASONS - 1 && s->reason[i] && strcmp(s->reason[i], reason))
+		i++;
+	if (!s->reason[i])
+		s->reason[i] = reason;
+	else if (strcmp(s->reason[i], reason))
+		s->reason[i] = "other reasons";
+	s->count[i]++;
+}
+
+/* The one closing line about skips: "skipped: none" or the reasons. */
+static inline void tu_skips_print(const tu_skips *s, const char *prog)
+{
+	printf("%s: skipped:", prog);
+	if (!s->reason[0])
+		printf(" none");
+	for (int i = 0; i < TU_REASONS && s->reason[i]; i++)
+		printf("%s %lu x %s", i ? ";" : "", s->count[i], s->reason[i]);
+	putchar('\n');
+}
+
 typedef struct tu_stats {
 	unsigned long checks;   /* comparisons made */
 	unsigned long failures; /* comparisons that failed */
 	unsigned long skips;    /* things not testable here (printed once each) */
 	unsigned long printed; /* failure messages printed so far */
 	uint64_t seed;
+	tu_skips why;           /* skips by reason */
 } tu_stats;
+
+/* Counts one skip under its reason (a string literal). */
+static inline void tu_skip(tu_stats *st, const char *reason)
+{
+	st->skips++;
+	tu_skips_add(&st->why, reason);
+}
 
 /* Failures beyond this many are counted, not printed. */
 #define TU_MAX_PRINTED 40
@@ -75,6 +116,7 @@ static inline int tu_check(tu_stats *st, int cond, const char *fmt, ...)
 /* Prints the summary line and returns the process exit code. */
 static inline int tu_finish(const tu_stats *st, const char *prog, double seconds)
 {
+	tu_skips_print(&st->why, prog);
 	printf("%s: %lu checks, %lu failures, %lu skipped, %.1f s", prog, st->checks,
 	       st->failures, st->skips, seconds);
 	if (st->seed)
@@ -660,7 +702,7 @@ static void tu_run_all_impls(tu_world *w, tu_job *j)
 		if (!info.supported) {
 			printf("SKIP %s for %s: CPU lacks it (needs %s)\n", info.name, j->name,
 			       info.cpu_needs);
-			w->st.skips++;
+			tu_skip(&w->st, "implementation not on this CPU");
 			continue;
 		}
 		if (w->only && !strstr(j->name, w->only) && !strstr(info.name, w->only))
