@@ -48,6 +48,7 @@ enum fb_error {
 	FB_ERR_STATE = -11,          /* context not initialised, or already finished */
 	FB_ERR_NOT_CONSTANT_TIME = -12, /* implementation refused by FB_FLAG_CONSTANT_TIME */
 	FB_ERR_PADDING_MODE = -13,   /* padding asked for a mode that has none */
+	FB_ERR_XTS_KEYS = -14,       /* XTS key halves equal (always refused) */
 };
 
 /* A one-line English text for an error code (never NULL). */

@@ -23,11 +23,12 @@ const char *fb_strerror(int err)
 	case FB_ERR_WEAK_KEY: return "weak, semi-weak or degenerate DES key refused (strict keys)";
 	case FB_ERR_IMPL_UNAVAILABLE: return "no such implementation for this cipher, or this CPU cannot run it";
 	case FB_ERR_OVERLAP: return "output buffer partially overlaps the input";
-	case FB_ERR_ARGUMENT: return "invalid argument (NULL pointer or bad option)";
+	case FB_ERR_ARGUMENT: return "invalid argument (NULL pointer, bad option, or a length past the end of memory)";
 	case FB_ERR_OUTPUT_SPACE: return "output buffer too small";
 	case FB_ERR_STATE: return "context not initialised or already finished";
 	case FB_ERR_NOT_CONSTANT_TIME: return "implementation is not constant-time (constant-time required)";
 	case FB_ERR_PADDING_MODE: return "padding applies only to ECB and CBC";
+	case FB_ERR_XTS_KEYS: return "XTS key halves are equal (the data and tweak keys must differ)";
 	default: return "unknown error code";
 	}
 }
@@ -128,12 +129,19 @@ int fb_des_is_weak_key(const uint8_t key[8])
 	return 0;
 }
 
+/* 1 if n bytes of a and b agree under mask; no early exit, so the time
+ * does not tell how much of two secret keys matches. */
+static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n, uint8_t mask)
+{
+	unsigned d = 0;
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned)(a[i] ^ b[i]) & mask;
+	return d == 0;
+}
+
 static int des_same_key(const uint8_t *a, const uint8_t *b)
 {
-	for (int i = 0; i < 8; i++)
-		if ((a[i] ^ b[i]) & 0xFE)
-			return 0;
-	return 1;
+	return same_bytes(a, b, 8, 0xFE);
 }
 
 /* Strict mode: no weak DES key, no EDE that collapses to single DES. */
@@ -266,6 +274,22 @@ static int set_keys(fb_ctx *ctx, fb_state *s, const uint8_t *key, size_t key_len
 	return FB_OK;
 }
 
+int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len)
+{
+	if (!opt)
+		return FB_OK;
+	if ((unsigned)opt->padding > FB_PAD_ISO9797_M2)
+		return FB_ERR_ARGUMENT;
+	if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
+	    c->mode != FB_ECB && c->mode != FB_CBC)
+		return FB_ERR_PADDING_MODE;
+	if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
+		return FB_ERR_ARGUMENT;
+	if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family == &fb_family_des)
+		return des_strict_check(key, key_len);
+	return FB_OK;
+}
+
 static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_len,
 			   const uint8_t *iv, size_t iv_len, const fb_options *opt)
 {
@@ -277,18 +301,11 @@ static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_le
 		return FB_ERR_KEY_LENGTH;
 	if (iv_len != fb_cipher_iv_len(c) || (iv_len && !iv))
 		return FB_ERR_IV_LENGTH;
-	if (opt) {
-		if ((unsigned)opt->padding > FB_PAD_ISO9797_M2)
-			return FB_ERR_ARGUMENT;
-		if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
-		    c->mode != FB_ECB && c->mode != FB_CBC)
-			return FB_ERR_PADDING_MODE;
-		if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
-			return FB_ERR_ARGUMENT;
-		if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family == &fb_family_des)
-			return des_strict_check(key, key_len);
-	}
-	return FB_OK;
+	/* IEEE 1619 needs two independent keys; equal halves make the tweak
+	 * key the data key, and OpenSSL refuses them too. */
+	if (c->mode == FB_XTS && same_bytes(key, key + key_len / 2, key_len / 2, 0xFF))
+		return FB_ERR_XTS_KEYS;
+	return fb_options_check(c, opt, key, key_len);
 }
 
 static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
@@ -332,6 +349,21 @@ int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_
 	return init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, SIZE_MAX);
 }
 
+/* 1 if [p, p + n) runs past the end of the address space: no real buffer
+ * does, and the overlap and length sums below would wrap. */
+static int span_wraps(const void *p, size_t n)
+{
+	return (uintptr_t)p > UINTPTR_MAX - n;
+}
+
+/* An output capacity that claims more than the address space holds (such
+ * as SIZE_MAX for "large enough") is cut to what can exist. */
+static size_t clamp_cap(const void *out, size_t cap)
+{
+	uintptr_t room = UINTPTR_MAX - (uintptr_t)out;
+	return cap > room ? (size_t)room : cap;
+}
+
 int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
 	      const uint8_t *in, size_t in_len)
 {
@@ -341,7 +373,11 @@ int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
 	*out_len = 0;
 	if (s->magic != FB_MAGIC_READY)
 		return FB_ERR_STATE;
-	return fb_stream_update(s, out, out_cap, out_len, in, in_len);
+	if (!in_len)
+		return FB_OK; /* nothing to do, and in may be NULL */
+	if (span_wraps(in, in_len) || in_len > SIZE_MAX - s->buf_len)
+		return FB_ERR_ARGUMENT;
+	return fb_stream_update(s, out, clamp_cap(out, out_cap), out_len, in, in_len);
 }
 
 int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len)
@@ -352,7 +388,7 @@ int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len)
 	*out_len = 0;
 	if (s->magic != FB_MAGIC_READY)
 		return FB_ERR_STATE;
-	int rc = fb_stream_final(s, out, out_cap, out_len);
+	int rc = fb_stream_final(s, out, clamp_cap(out, out_cap), out_len);
 	wipe_used(ctx);
 	s->magic = FB_MAGIC_DONE;
 	return rc;
@@ -362,10 +398,17 @@ size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len)
 {
 	if (!c)
 		return 0;
-	size_t bs = c->family->block_size;
-	if (dir == FB_ENCRYPT && (c->mode == FB_ECB || c->mode == FB_CBC))
-		return in_len + bs;
-	return in_len;
+	/* Streaming ECB/CBC releases a held-back block (decryption keeps the
+	 * padding block, any direction keeps a partial one), and XTS keeps up
+	 * to two blocks less one for ciphertext stealing: one fb_update may
+	 * write up to that much more than its input, fb_final up to it. */
+	size_t bs = c->family->block_size, extra = 0;
+	if (c->mode == FB_ECB || c->mode == FB_CBC)
+		extra = bs;
+	else if (c->mode == FB_XTS)
+		extra = 2 * bs;
+	(void)dir;
+	return in_len > SIZE_MAX - extra ? SIZE_MAX : in_len + extra;
 }
 
 const char *fb_ctx_impl(const fb_ctx *ctx)
@@ -425,6 +468,10 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	if (!out_len || (in_len && !in) || (out_cap && !out))
 		return FB_ERR_ARGUMENT;
 	*out_len = 0;
+	/* Padding adds at most one block (16 bytes) to the total. */
+	if ((in_len && span_wraps(in, in_len)) || in_len > SIZE_MAX - 32)
+		return FB_ERR_ARGUMENT;
+	out_cap = clamp_cap(out, out_cap);
 	fb_ctx *ctx = fb_ctx_new();
 	if (!ctx)
 		return FB_ERR_ARGUMENT;

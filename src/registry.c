@@ -21,8 +21,8 @@ static int family_key_ok(const fb_family *f, size_t len)
 		return len == 16 || len == 24 || len == 32;
 	if (f == &fb_family_serpent)
 		return len >= 1 && len <= 32; /* the spec pads short keys */
-	if (f == &fb_family_rc6)
-		return len <= 255;
+	if (f == &fb_family_rc6) /* an empty key is a key everyone knows */
+		return len >= 1 && len <= 255;
 	if (f == &fb_family_mars)
 		return len >= 16 && len <= 56 && len % 4 == 0;
 	return 0;

@@ -952,6 +952,165 @@ static void t_multi(env *e)
 		 fb_strerror(rc));
 }
 
+/* Lengths that run past the end of memory: an error, never a wrap. */
+static void t_length_overflow(env *e)
+{
+	const fb_cipher *c = cipher(e, "des-ede3-cbc");
+	fb_ctx *ctx = fb_ctx_new();
+	size_t n = 0;
+	if (!c || !ctx) {
+		fb_ctx_free(ctx);
+		return;
+	}
+	expect_ok(e, fb_init(ctx, c, FB_ENCRYPT, key24, 24, iv16, 8, NULL), "init");
+	arm(e);
+	expect_ok(e, fb_update(ctx, e->out, 64, &n, data, 5), "update of 5 bytes");
+	arm(e);
+	expect(e, fb_update(ctx, e->out, 64, &n, data, SIZE_MAX - 4), FB_ERR_ARGUMENT,
+	       "update of SIZE_MAX - 4 bytes after 5 buffered");
+	arm(e);
+	expect(e, fb_update(ctx, e->out, SIZE_MAX, &n, data, (size_t)0 - (uintptr_t)data + 8),
+	       FB_ERR_ARGUMENT, "update whose input runs past the end of memory");
+	fb_ctx_free(ctx);
+	for (size_t back = 1; back <= 40; back += 13) {
+		char w[80];
+		snprintf(w, sizeof w, "one-shot of SIZE_MAX - %zu bytes, out_cap SIZE_MAX", back);
+		arm(e);
+		expect(e, fb_encrypt(c, key24, 24, iv16, 8, data, SIZE_MAX - back, e->out, SIZE_MAX,
+				     &e->out_len, NULL), FB_ERR_ARGUMENT, w);
+		arm(e);
+		expect(e, fb_decrypt(c, key24, 24, iv16, 8, data, SIZE_MAX - back, e->out, SIZE_MAX,
+				     &e->out_len, NULL), FB_ERR_ARGUMENT, w);
+	}
+	/* out_cap = SIZE_MAX is "large enough", not an error. */
+	arm(e);
+	expect_ok(e, fb_encrypt(c, key24, 24, iv16, 8, data, 20, e->out, SIZE_MAX, &e->out_len, NULL),
+		  "one-shot with out_cap SIZE_MAX");
+	tu_check(&e->st, e->out_len == 24, "[%s] out_cap SIZE_MAX: wrote %zu bytes, expected 24",
+		 e->test, e->out_len);
+}
+
+/* Empty input given as NULL is an empty message in every mode. */
+static void t_empty_null(env *e)
+{
+	const fb_cipher *c;
+	fb_ctx *ctx = fb_ctx_new();
+	for (size_t i = 0; ctx && (c = fb_cipher_at(i)); i++) {
+		size_t kl = fb_cipher_key_len(c), ivl = fb_cipher_iv_len(c), n = 1, m = 1;
+		char w[80];
+		if (!kl)
+			continue; /* variable-key names repeat a fixed-key one */
+		snprintf(w, sizeof w, "%s: update(NULL, 0)", fb_cipher_name(c));
+		expect_ok(e, fb_init(ctx, c, FB_DECRYPT, key64, kl, iv16, ivl, NULL), w);
+		expect_ok(e, fb_update(ctx, NULL, 0, &n, NULL, 0), w);
+		tu_check(&e->st, n == 0, "[%s] %s wrote %zu bytes", e->test, w, n);
+		fb_ctx_wipe(ctx);
+		arm(e);
+		int rc = fb_encrypt(c, key64, kl, iv16, ivl, NULL, 0, e->out, OUT_SIZE, &m, NULL);
+		snprintf(w, sizeof w, "%s: fb_encrypt(NULL, 0)", fb_cipher_name(c));
+		if (fb_cipher_mode(c) == FB_XTS)
+			expect(e, rc, FB_ERR_DATA_LENGTH, w);
+		else
+			expect_ok(e, rc, w);
+	}
+	fb_ctx_free(ctx);
+}
+
+/* XTS refuses equal key halves always (IEEE 1619; OpenSSL does too). */
+static void t_xts_keys(env *e)
+{
+	const fb_cipher *c = any_xts(e);
+	uint8_t k[64];
+	fb_options strict = { .flags = FB_FLAG_STRICT_KEYS };
+	if (!c)
+		return;
+	size_t kl = fb_cipher_key_len(c);
+	memcpy(k, key64, kl / 2);
+	memcpy(k + kl / 2, key64, kl / 2);
+	expect_init(e, c, k, kl, iv16, 16, NULL, FB_ERR_XTS_KEYS, "equal halves");
+	expect_init(e, c, k, kl, iv16, 16, &strict, FB_ERR_XTS_KEYS, "equal halves, strict");
+	arm(e);
+	expect(e, fb_encrypt(c, k, kl, iv16, 16, data, 32, e->out, OUT_SIZE, &e->out_len, NULL),
+	       FB_ERR_XTS_KEYS, "one-shot with equal halves");
+	k[kl - 1] ^= 1; /* one bit apart is accepted */
+	expect_init(e, c, k, kl, iv16, 16, NULL, FB_OK, "halves one bit apart");
+}
+
+/* A variable-key name refuses the empty key. */
+static void t_empty_key(env *e)
+{
+	static const char *const names[] = { "rc6-cbc", "rc6-ecb", "rc6-128-xts" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		const fb_cipher *c = fb_cipher_by_name(names[i]);
+		char w[80];
+		if (!c) {
+			tu_skip(&e->st, "cipher not in this build");
+			continue;
+		}
+		snprintf(w, sizeof w, "%s with a 0-byte key", names[i]);
+		expect_init(e, c, key64, 0, iv16, fb_cipher_iv_len(c), NULL, FB_ERR_KEY_LENGTH, w);
+	}
+}
+
+/* Buffers sized by fb_output_bound never get FB_ERR_OUTPUT_SPACE, for any
+ * split, in any mode and direction. */
+static void t_output_bound(env *e)
+{
+	static const size_t splits[][4] = { { 5, 3, 40, 15 }, { 15, 1, 16, 31 }, { 8, 8, 8, 8 },
+					     { 16, 0, 17, 32 } };
+	const fb_cipher *c;
+	fb_ctx *ctx = fb_ctx_new();
+	uint8_t buf[512];
+	for (size_t i = 0; ctx && (c = fb_cipher_at(i)); i++) {
+		size_t kl = fb_cipher_key_len(c), ivl = fb_cipher_iv_len(c);
+		if (!kl)
+			continue;
+		for (int d = 0; d < 2; d++)
+			for (size_t sp = 0; sp < sizeof splits / sizeof *splits; sp++) {
+				enum fb_direction dir = d ? FB_ENCRYPT : FB_DECRYPT;
+				fb_options nopad = { .padding = FB_PAD_NONE };
+				int pads = fb_cipher_mode(c) == FB_ECB || fb_cipher_mode(c) == FB_CBC;
+				int rc = fb_init(ctx, c, dir, key64, kl, iv16, ivl, pads ? &nopad : NULL);
+				for (int k = 0; !rc && k < 4; k++) {
+					size_t n, cap = fb_output_bound(c, dir, splits[sp][k]);
+					rc = fb_update(ctx, buf, cap, &n, data, splits[sp][k]);
+				}
+				size_t n, cap = fb_output_bound(c, dir, 0);
+				if (!rc)
+					rc = fb_final(ctx, buf, cap, &n);
+				tu_check(&e->st, rc != FB_ERR_OUTPUT_SPACE,
+					 "[%s] %s %s split %zu: output space by fb_output_bound refused",
+					 e->test, fb_cipher_name(c), d ? "enc" : "dec", sp);
+			}
+	}
+	fb_ctx_free(ctx);
+}
+
+/* fb_multi_crypt checks options exactly as fb_init does. */
+static void t_multi_options(env *e)
+{
+	const fb_cipher *c = cipher(e, "des-ede3-cbc");
+	const uint8_t *keys[1] = { key24 }, *in[1] = { data };
+	uint8_t iv[8], o[16 + GUARD];
+	uint8_t *ivs[1] = { iv }, *out[1] = { o };
+	size_t len[1] = { 16 };
+	fb_options bad_flag = { .flags = 0x100 }, bad_pad = { .padding = (enum fb_padding)77 };
+	if (!c)
+		return;
+	memcpy(iv, iv16, 8);
+	const fb_options *opts[2] = { &bad_flag, &bad_pad };
+	for (int k = 0; k < 2; k++) {
+		fb_ctx *ctx = fb_ctx_new();
+		int want = fb_init(ctx, c, FB_ENCRYPT, key24, 24, iv16, 8, opts[k]);
+		fb_ctx_free(ctx);
+		tu_canary(o, sizeof o);
+		int rc = fb_multi_crypt(c, FB_CBC, FB_ENCRYPT, 1, keys, ivs, in, out, len, opts[k]);
+		tu_check(&e->st, rc == want && want != FB_OK && tu_canary_intact(o, sizeof o),
+			 "[%s] multi with %s: returned %d, fb_init %d", e->test,
+			 k ? "padding 77" : "an unknown flag", rc, want);
+	}
+}
+
 /* ---- the masked run (FASTBLOCK_CPU_MASK=0: only portable kernels) ----- */
 
 static int masked_main(void)
@@ -1037,6 +1196,12 @@ int main(int argc, char **argv)
 		{ "constant time", t_constant_time },
 		{ "fb_strerror", t_strerror },
 		{ "multi-stream", t_multi },
+		{ "length overflow", t_length_overflow },
+		{ "empty NULL input", t_empty_null },
+		{ "XTS equal halves", t_xts_keys },
+		{ "empty key", t_empty_key },
+		{ "output bound", t_output_bound },
+		{ "multi options", t_multi_options },
 	};
 	env e;
 	size_t i;

@@ -142,26 +142,6 @@ static int check_overlap(const multi_job *j, size_t n, region *w, region *t)
 	return FB_OK;
 }
 
-static int des_same_key(const uint8_t *a, const uint8_t *b)
-{
-	unsigned d = 0;
-	for (int i = 0; i < 8; i++)
-		d |= (unsigned)(a[i] ^ b[i]) & 0xFE;
-	return d == 0;
-}
-
-static int strict_key_ok(const uint8_t *key, size_t len)
-{
-	for (size_t i = 0; i < len; i += 8)
-		if (fb_des_is_weak_key(key + i))
-			return 0;
-	if (len >= 16 && des_same_key(key, key + 8))
-		return 0;
-	if (len == 24 && des_same_key(key + 8, key + 16))
-		return 0;
-	return 1;
-}
-
 static int check_args(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
 		      const multi_job *j, const fb_options *opt)
 {
@@ -174,6 +154,11 @@ static int check_args(const fb_cipher *c, enum fb_mode mode, enum fb_direction d
 		return FB_ERR_ARGUMENT;
 	if (dir != FB_ENCRYPT && dir != FB_DECRYPT)
 		return FB_ERR_ARGUMENT;
+	/* The same option checks as fb_init (strict keys per stream below);
+	 * then: no mode here pads. */
+	int rc = fb_options_check(c, opt, NULL, 0);
+	if (rc && rc != FB_ERR_PADDING_MODE)
+		return rc;
 	if (opt && opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE)
 		return FB_ERR_PADDING_MODE;
 	if (!n)
@@ -190,8 +175,8 @@ static int check_args(const fb_cipher *c, enum fb_mode mode, enum fb_direction d
 	}
 	if (opt && (opt->flags & FB_FLAG_STRICT_KEYS))
 		for (size_t i = 0; i < n; i++)
-			if (!strict_key_ok(j->keys[i], j->keylen))
-				return FB_ERR_WEAK_KEY;
+			if ((rc = fb_options_check(c, opt, j->keys[i], j->keylen)))
+				return rc;
 	return FB_OK;
 }
 
