@@ -1,0 +1,60 @@
+/*
+ * cli.h - the pieces of the command-line tool shared by its files and by
+ * the fuzz harnesses: strict parsers, password sources, exit codes.
+ */
+#ifndef FB_CLI_H
+#define FB_CLI_H
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include "fastblock.h"
+
+/* The exit status table (docs/security.md, the man page and --help say it). */
+enum {
+	EXIT_OK = 0,
+	EXIT_REFUSED = 1, /* key, IV, password or data refused (bad padding, weak key, ...) */
+	EXIT_USAGE = 2,   /* bad or missing option, unknown cipher */
+	EXIT_IO = 3,      /* cannot read the input or write the output */
+};
+
+/* Prints "fastblock: <message>" on stderr; returns code. */
+int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Hex string -> bytes (malloc'd, at least 1 byte allocated). Upper or lower
+ * case, no separators, an even number of digits. 0 ok, -1 bad or no memory. */
+int cli_parse_hex(const char *s, uint8_t **out, size_t *len);
+
+/* Decimal number in [min, max], the whole string and nothing else (no sign,
+ * no spaces, no suffix). 0 ok, -1 otherwise. */
+int cli_parse_count(const char *s, unsigned long long min, unsigned long long max,
+		    unsigned long long *v);
+
+/* Where a password comes from, as `openssl enc -pass` names it. */
+typedef enum { PASS_LITERAL, PASS_ENV, PASS_FILE, PASS_FD, PASS_STDIN } cli_pass_kind;
+typedef struct {
+	cli_pass_kind kind;
+	const char *arg; /* the text, variable, path; for fd, the number in fd */
+	int fd;
+} cli_pass_spec;
+
+/* "pass:X" | "env:VAR" | "file:PATH" | "fd:N" | "stdin"; anything else is
+ * the password itself (kept for old scripts; visible in ps). 0 ok, -1 bad. */
+int cli_parse_pass_spec(const char *s, cli_pass_spec *spec);
+
+/* Reads the password the spec names (first line of a file, fd or stdin,
+ * without its newline) into a malloc'd string. 0 ok, else an exit code
+ * after printing the reason. */
+int cli_read_pass(const cli_pass_spec *spec, char **out);
+
+/* No-echo prompt on the terminal, asked twice when confirm is set. */
+int cli_prompt_pass(int confirm, char **out);
+
+/* Wipes memory the compiler may not drop; frees p after wiping if it is
+ * not NULL. */
+void cli_wipe_free(void *p, size_t n);
+
+/* The verbs: argv[0] is the verb. */
+int cli_crypt(int argc, char **argv, enum fb_direction dir);
+void cli_usage(FILE *f);
+
+#endif
