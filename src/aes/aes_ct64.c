@@ -404,7 +404,10 @@ static int setkey(void *ksp, const uint8_t *key, size_t keylen)
 		for (unsigned j = 0; j < 4 && r + j <= nr; j++)
 			for (int b = 0; b < 8; b++)
 				ks->rk[r + j][b] = ((q[b] >> j) & 0x1111111111111111ull) * 0xF;
+		fb_wipe(buf, sizeof buf);
+		fb_wipe(q, sizeof q);
 	}
+	fb_wipe(w, sizeof w); /* the expanded key must not stay on the stack */
 	ks->rounds = nr;
 	return FB_OK;
 }
