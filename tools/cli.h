@@ -53,6 +53,18 @@ int cli_prompt_pass(int confirm, char **out);
  * not NULL. */
 void cli_wipe_free(void *p, size_t n);
 
+/* The options of enc and dec. */
+typedef struct {
+	const char *cipher, *key_hex, *key_file, *iv_hex, *in, *out, *pass, *salt_hex, *md;
+	unsigned long long iter;
+	fb_options opt;
+} crypt_args;
+
+/* Parses enc/dec options (argv[0] is the verb). 0 ok, -1 for --help (the
+ * usage was printed), else an exit code after a one-line message. Reads
+ * no file and no environment. */
+int cli_parse_crypt_args(int argc, char **argv, crypt_args *a);
+
 /* The verbs: argv[0] is the verb. */
 int cli_crypt(int argc, char **argv, enum fb_direction dir);
 void cli_usage(FILE *f);

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,96 +22,7 @@
 
 /* openssl enc -pbkdf2: "Salted__", 8 bytes of salt, then the ciphertext. */
 static const char MAGIC[8] = { 'S', 'a', 'l', 't', 'e', 'd', '_', '_' };
-enum { SALT_LEN = 8, DEFAULT_ITER = 10000, CHUNK = 1 << 16, KEY_MAX = 1024 };
-
-typedef struct {
-	const char *cipher, *key_hex, *key_file, *iv_hex, *in, *out, *pass, *salt_hex, *md;
-	unsigned long long iter;
-	fb_options opt;
-} crypt_args;
-
-enum {
-	O_CIPHER = 256, O_KEY, O_KEY_FILE, O_IV, O_IN, O_OUT, O_IMPL, O_PASS, O_SALT, O_ITER, O_MD,
-	O_PAD, O_NO_PAD, O_STRICT, O_CT,
-};
-
-static const struct option long_opts[] = {
-	{ "cipher", required_argument, NULL, O_CIPHER },
-	{ "key", required_argument, NULL, O_KEY },
-	{ "key-file", required_argument, NULL, O_KEY_FILE },
-	{ "iv", required_argument, NULL, O_IV },
-	{ "in", required_argument, NULL, O_IN },
-	{ "out", required_argument, NULL, O_OUT },
-	{ "impl", required_argument, NULL, O_IMPL },
-	{ "pass", required_argument, NULL, O_PASS },
-	{ "salt", required_argument, NULL, O_SALT },
-	{ "iter", required_argument, NULL, O_ITER },
-	{ "md", required_argument, NULL, O_MD },
-	{ "pad", required_argument, NULL, O_PAD },
-	{ "no-pad", no_argument, NULL, O_NO_PAD },
-	{ "strict-keys", no_argument, NULL, O_STRICT },
-	{ "constant-time", no_argument, NULL, O_CT },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int parse_pad(const char *v, fb_options *opt)
-{
-	if (!strcmp(v, "pkcs7")) opt->padding = FB_PAD_PKCS7;
-	else if (!strcmp(v, "iso9797-2")) opt->padding = FB_PAD_ISO9797_M2;
-	else if (!strcmp(v, "none")) opt->padding = FB_PAD_NONE;
-	else return cli_fail(EXIT_USAGE, "unknown padding '%s' (pkcs7, iso9797-2, none)", v);
-	return 0;
-}
-
-/* Returns 0, an exit code, or -1 for --help (exit 0). */
-static int parse_args(int argc, char **argv, crypt_args *a)
-{
-	memset(a, 0, sizeof *a);
-	a->iter = DEFAULT_ITER;
-	opterr = 0; /* our own one-line messages */
-	optind = 1;
-	int ch, rc = 0;
-	while (!rc && (ch = getopt_long(argc, argv, "+h", long_opts, NULL)) != -1) {
-		switch (ch) {
-		case O_CIPHER: a->cipher = optarg; break;
-		case O_KEY: a->key_hex = optarg; break;
-		case O_KEY_FILE: a->key_file = optarg; break;
-		case O_IV: a->iv_hex = optarg; break;
-		case O_IN: a->in = optarg; break;
-		case O_OUT: a->out = optarg; break;
-		case O_IMPL: a->opt.impl = optarg; break;
-		case O_PASS: a->pass = optarg; break;
-		case O_SALT: a->salt_hex = optarg; break;
-		case O_MD: a->md = optarg; break;
-		case O_ITER:
-			if (cli_parse_count(optarg, 1, INT_MAX, &a->iter))
-				rc = cli_fail(EXIT_USAGE, "--iter takes a whole number from 1 to %d, not '%s'",
-					      INT_MAX, optarg);
-			break;
-		case O_PAD: rc = parse_pad(optarg, &a->opt); break;
-		case O_NO_PAD: a->opt.padding = FB_PAD_NONE; break;
-		case O_STRICT: a->opt.flags |= FB_FLAG_STRICT_KEYS; break;
-		case O_CT: a->opt.flags |= FB_FLAG_CONSTANT_TIME; break;
-		case 'h': cli_usage(stdout); return -1;
-		default:
-			if (optopt)
-				return cli_fail(EXIT_USAGE, "option '%s' needs a value (see --help)", argv[optind - 1]);
-			return cli_fail(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
-		}
-	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return cli_fail(EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
-	if (!a->cipher)
-		return cli_fail(EXIT_USAGE, "--cipher NAME is required (see `fastblock list`)");
-	if (!!a->key_hex + !!a->key_file + !!a->pass > 1)
-		return cli_fail(EXIT_USAGE, "give one of --key, --key-file and --pass");
-	if ((a->salt_hex || a->md) && a->key_hex)
-		return cli_fail(EXIT_USAGE, "--salt and --md go with a password, not --key");
-	return 0;
-}
+enum { SALT_LEN = 8, CHUNK = 1 << 16, KEY_MAX = 1024 };
 
 /* ---- keys --------------------------------------------------------------- */
 
@@ -507,7 +417,7 @@ static int run(const crypt_args *a, const fb_cipher *c, enum fb_direction dir, i
 int cli_crypt(int argc, char **argv, enum fb_direction dir)
 {
 	crypt_args a;
-	int rc = parse_args(argc, argv, &a);
+	int rc = cli_parse_crypt_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	const fb_cipher *c = fb_cipher_by_name(a.cipher);

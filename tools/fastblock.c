@@ -15,23 +15,6 @@
 #include "../bench/bench.h"
 #endif
 
-void cli_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: fastblock enc|dec --cipher NAME (--key HEX | --key-file PATH | --pass SPEC)\n"
-		"                 [--iv HEX] [--no-pad | --pad pkcs7|iso9797-2|none]\n"
-		"                 [--in FILE] [--out FILE] [--impl NAME] [--strict-keys] [--constant-time]\n"
-		"                 [--salt HEX] [--iter N] [--md DIGEST]\n"
-		"         --pass pass:TEXT | env:VAR | file:PATH | fd:N | stdin: key and IV by\n"
-		"           PBKDF2 (default SHA-256, 10000 iterations), file format of\n"
-		"           `openssl enc -pbkdf2` (Salted__ and a random salt); with no key\n"
-		"           option on a terminal, the password is asked without echo\n"
-		"       fastblock list [--porcelain]   (porcelain: tab-separated records for scripts)\n"
-		"       fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]... [--peers] [--json]\n"
-		"Exit status: 0 ok, 1 key, password or data refused, 2 usage error,\n"
-		"             3 input or output error.\n");
-}
-
 /* `list --porcelain`: one record a line, tab-separated fields in a fixed
  * order, for scripts and tests (the human table's columns may change):
  *   cpu	FEATURES

@@ -301,12 +301,22 @@ INLINE TGT __m512i xts_mul(__m512i t, int k)
  * and the carry-less multiply run on port 5, leaving port 0 (the only
  * one with 512-bit VAESENC on Intel cores, and where bit shifts run) to
  * the AES rounds. */
+#define XTS_MUL8_BY(t, m) /* the m bytes shifted out, reduced back in */ \
+	_mm512_xor_si512(_mm512_bslli_epi128(t, m), \
+			 _mm512_clmulepi64_epi128(_mm512_bsrli_epi128(t, 16 - (m)), _mm512_set1_epi64(0x87), 0x00))
 INLINE TGT __m512i xts_mul8(__m512i t, int m)
 {
-	const __m512i poly = _mm512_set1_epi64(0x87);
-	__m512i top = _mm512_bsrli_epi128(t, 16 - m);  /* the m bytes shifted out */
-	return _mm512_xor_si512(_mm512_bslli_epi128(t, m),
-				_mm512_clmulepi64_epi128(top, poly, 0x00));
+	/* The byte shifts take immediates: a switch that folds away once m
+	 * is a constant after inlining (clang wants the literal). */
+	switch (m) {
+	case 1: return XTS_MUL8_BY(t, 1);
+	case 2: return XTS_MUL8_BY(t, 2);
+	case 3: return XTS_MUL8_BY(t, 3);
+	case 4: return XTS_MUL8_BY(t, 4);
+	case 5: return XTS_MUL8_BY(t, 5);
+	case 6: return XTS_MUL8_BY(t, 6);
+	default: return XTS_MUL8_BY(t, 7);
+	}
 }
 
 /* n (<= 4 * nz) blocks; register j takes its tweaks from b[0] (lanes
