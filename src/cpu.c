@@ -3,6 +3,9 @@
  * XGETBV says whether the OS saves the wider registers (without it, AVX
  * or AVX-512 code would fault or corrupt state).
  */
+/* secure_getenv: the test switches below are ignored in setuid and setgid
+ * programs, whose environment the invoking user controls. */
+#define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +71,7 @@ uint32_t fb_cpu_features(void)
 	if (f & 0x80000000u)
 		return f & 0x7FFFFFFFu;
 	f = detect();
-	const char *mask = getenv("FASTBLOCK_CPU_MASK");
+	const char *mask = secure_getenv("FASTBLOCK_CPU_MASK");
 	if (mask && *mask)
 		f &= (uint32_t)strtoul(mask, NULL, 16);
 	atomic_store_explicit(&cached, f | 0x80000000u, memory_order_relaxed);
@@ -82,7 +85,7 @@ const char *fb_env_impl(void)
 	static const char *_Atomic cached;
 	static _Atomic int known;
 	if (!atomic_load_explicit(&known, memory_order_acquire)) {
-		atomic_store_explicit(&cached, getenv("FASTBLOCK_IMPL"), memory_order_relaxed);
+		atomic_store_explicit(&cached, secure_getenv("FASTBLOCK_IMPL"), memory_order_relaxed);
 		atomic_store_explicit(&known, 1, memory_order_release);
 	}
 	return atomic_load_explicit(&cached, memory_order_relaxed);
