@@ -50,4 +50,18 @@ if(VALGRIND AND VALGRIND_INCLUDE AND NOT FB_SANITIZE)
   add_test(NAME ct_valgrind_detects_table COMMAND ${VALGRIND} -q --error-exitcode=1 $<TARGET_FILE:test_ct_valgrind> des/table)
   set_tests_properties(ct_valgrind PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
   set_tests_properties(ct_valgrind_detects_table PROPERTIES WILL_FAIL TRUE TIMEOUT 900)
+  # The other families' constant-time claims, and for each a kernel with a
+  # secret branch added that the check must catch. Twofish's and MARS's
+  # entries skip where no constant-time kernel of theirs runs natively.
+  foreach(fam aes rc6 serpent twofish mars)
+    add_test(NAME ct_valgrind_${fam} COMMAND ${VALGRIND} -q --error-exitcode=1 $<TARGET_FILE:test_ct_valgrind> family:${fam})
+    set_tests_properties(ct_valgrind_${fam} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+  endforeach()
+  foreach(k aes/ct64 rc6/portable serpent/bitslice des/bs-avx2)
+    string(REPLACE "/" "_" kn ${k})
+    add_test(NAME ct_valgrind_detects_leak_${kn} COMMAND ${VALGRIND} -q --error-exitcode=1 $<TARGET_FILE:test_ct_valgrind> leaky:${k})
+    # Passes only on the check's own verdict, not on any failure.
+    set_tests_properties(ct_valgrind_detects_leak_${kn} PROPERTIES TIMEOUT 600
+                         PASS_REGULAR_EXPRESSION "with a secret branch +NOT constant-time")
+  endforeach()
 endif()
