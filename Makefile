@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all test test-masked test-asan bench clean
+.PHONY: all test test-masked test-asan bench clean install uninstall dist
 
 all: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
@@ -34,6 +34,24 @@ $(ASAN_BUILD)/build.ninja:
 test-asan: $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && FB_QUICK=1 ctest --output-on-failure -j $(JOBS) -LE slow
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: header, libraries,
+# CLI, man page, pkg-config and CMake package files; make uninstall removes
+# what the last install wrote (its manifest).
+PREFIX ?= /usr/local
+install: all
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || { echo "nothing installed from $(BUILD)"; exit 1; }
+	xargs -d '\n' rm -f -- < $(BUILD)/install_manifest.txt
+
+# make dist: a source tarball of the committed tree, which builds offline.
+VERSION := $(shell sed -n 's/^\#define FASTBLOCK_VERSION "\(.*\)"/\1/p' include/fastblock.h)
+dist:
+	mkdir -p $(BUILD)
+	git archive --format=tar.gz --prefix=fastblock-$(VERSION)/ -o $(BUILD)/fastblock-$(VERSION).tar.gz HEAD
+	@echo $(BUILD)/fastblock-$(VERSION).tar.gz
 
 bench: all
 	bench/run_bench.sh $(BUILD)

@@ -29,7 +29,11 @@
 extern "C" {
 #endif
 
+/* The version of this header; fb_version() gives the library's (they
+ * differ only when a program runs against another build than it was
+ * compiled with). Thread-safe, never NULL. */
 #define FASTBLOCK_VERSION "0.1.0"
+const char *fb_version(void);
 
 /* ---- Errors -------------------------------------------------------------- */
 
@@ -131,8 +135,10 @@ int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
  * (at most 2 blocks). The context is wiped afterwards whatever the result. */
 int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len);
 
-/* The largest output fb_update/fb_final or a one-shot call can produce
- * for in_len bytes of input. */
+/* A bound on the output of one fb_update call with in_len bytes of input,
+ * of a one-shot call on in_len bytes, and (with in_len 0) of fb_final:
+ * buffers of this size never get FB_ERR_OUTPUT_SPACE. Saturates at
+ * SIZE_MAX; 0 for c == NULL. */
 size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len);
 
 /* The implementation a context uses for parallel work and for serial

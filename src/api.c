@@ -394,6 +394,11 @@ int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len)
 	return rc;
 }
 
+const char *fb_version(void)
+{
+	return FASTBLOCK_VERSION;
+}
+
 size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len)
 {
 	if (!c)

@@ -65,3 +65,14 @@ if(VALGRIND AND VALGRIND_INCLUDE AND NOT FB_SANITIZE)
                          PASS_REGULAR_EXPRESSION "with a secret branch +NOT constant-time")
   endforeach()
 endif()
+
+# make install / pkg-config / find_package / static consumers, exported
+# symbols, man page options, make uninstall; and a build from make dist's
+# tarball. Labelled slow: they install the Release build (the sanitizer
+# pass builds no consumer against its instrumented library).
+if(BASH)
+  add_test(NAME install COMMAND ${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+  add_test(NAME dist_builds COMMAND ${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} dist)
+  set_tests_properties(install dist_builds PROPERTIES LABELS slow TIMEOUT 900)
+  set_tests_properties(install PROPERTIES RUN_SERIAL TRUE)
+endif()

@@ -103,6 +103,7 @@ void cli_usage(FILE *f)
 		"           option on a terminal, the password is asked without echo\n"
 		"       fastblock list [--porcelain]   (porcelain: tab-separated records for scripts)\n"
 		"       fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]... [--peers] [--json]\n"
+		"       fastblock --version | --help\n"
 		"Exit status: 0 ok, 1 key, password or data refused, 2 usage error,\n"
 		"             3 input or output error.\n");
 }

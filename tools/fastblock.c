@@ -4,6 +4,7 @@
  *   fastblock enc|dec ...      (cli_crypt.c)
  *   fastblock list [--porcelain]
  *   fastblock speed [options]  (the harness, bench/)
+ *   fastblock --version
  *
  * Exit status: 0 ok, 1 key, password or data refused, 2 usage error,
  * 3 input or output error (cli.h).
@@ -78,6 +79,10 @@ int main(int argc, char **argv)
 #else
 		return cli_fail(EXIT_USAGE, "this build has no benchmark harness");
 #endif
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("fastblock %s\n", fb_version());
+		return 0;
 	}
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		cli_usage(stdout);
