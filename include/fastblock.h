@@ -195,6 +195,58 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 		   const uint8_t *const *in, uint8_t *const *out, const size_t *len,
 		   const fb_options *opt);
 
+/* ---- MACs and key check values (src/mac.c) ------------------------------------
+
+ * A MAC's cipher is any name of the block cipher and key size; its mode is
+ * ignored ("des-ede3", "des-ede3-cbc" and "aes-128-ecb" all serve; XTS
+ * names are refused with FB_ERR_ARGUMENT). Keys as for fb_init. */
+enum fb_mac_alg {
+	FB_MAC_CBC = 1, /* ISO/IEC 9797-1 MAC algorithm 1: CBC-MAC, zero IV */
+	FB_MAC_RETAIL,  /* ISO/IEC 9797-1 algorithm 3, ANSI X9.19 "retail MAC":
+			 * single-DES CBC-MAC under K1, then D(K2), E(K3) on the
+			 * last block; cipher des-ede (K3 = K1) or des-ede3 */
+	FB_MAC_CMAC,    /* NIST SP 800-38B, 64- and 128-bit blocks */
+};
+/* ISO/IEC 9797-1 padding methods for FB_MAC_CBC and FB_MAC_RETAIL
+ * (FB_MAC_CMAC pads as SP 800-38B says and takes 0 here). */
+enum fb_mac_pad {
+	FB_MAC_PAD_NONE = 0, /* CMAC's own */
+	FB_MAC_PAD1 = 1,     /* zeros, as few as possible: refuses an empty message */
+	FB_MAC_PAD2 = 2,     /* 0x80 then zeros */
+	FB_MAC_PAD3 = 3,     /* a block with the length in bits, then method 1 (one-shot only) */
+};
+
+/* One-shot MAC of in_len bytes, truncated to mac_len (1 ... block size)
+ * bytes (the leftmost). Errors: FB_ERR_UNKNOWN_CIPHER, FB_ERR_KEY_LENGTH,
+ * FB_ERR_ARGUMENT (algorithm, padding or cipher that do not go together,
+ * NULL pointers), FB_ERR_DATA_LENGTH (an empty message with method 1),
+ * FB_ERR_OUTPUT_SPACE (mac_len 0 or above the block size). */
+int fb_mac(enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key, size_t key_len,
+	   enum fb_mac_pad pad, const uint8_t *in, size_t in_len, uint8_t *mac, size_t mac_len);
+
+/* Streaming MACs: any split of the message gives fb_mac's result. A
+ * context is for one thread at a time; fb_mac_final wipes it (also on
+ * error). Method 3 needs the length first: one-shot only (FB_ERR_ARGUMENT). */
+typedef struct fb_mac_ctx fb_mac_ctx;
+fb_mac_ctx *fb_mac_new(void);            /* NULL when out of memory */
+void fb_mac_free(fb_mac_ctx *m);         /* wipes; NULL is fine */
+int fb_mac_init(fb_mac_ctx *m, enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key,
+		size_t key_len, enum fb_mac_pad pad);
+int fb_mac_update(fb_mac_ctx *m, const uint8_t *in, size_t in_len);
+int fb_mac_final(fb_mac_ctx *m, uint8_t *mac, size_t mac_len);
+
+/* Key check value: the leftmost out_len bytes of E(K, 0...0) (cmac = 0;
+ * 3 bytes is customary), or of the CMAC of one all-zero block (cmac = 1;
+ * the AES key check value of ANSI X9.24-1 takes 5 bytes). Errors as fb_mac. */
+int fb_kcv(const fb_cipher *c, const uint8_t *key, size_t key_len, int cmac, uint8_t *out,
+	   size_t out_len);
+
+/* A random DES or Triple-DES key (len 8, 16 or 24) from the operating
+ * system's random source, with odd parity, no weak or semi-weak part and
+ * no two equal parts. FB_ERR_KEY_LENGTH, or FB_ERR_ARGUMENT if the random
+ * source fails. */
+int fb_des_random_key(uint8_t *key, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -76,3 +76,10 @@ if(BASH)
   set_tests_properties(install dist_builds PROPERTIES LABELS slow TIMEOUT 900)
   set_tests_properties(install PROPERTIES RUN_SERIAL TRUE)
 endif()
+
+# MACs and key tools against published vectors and OpenSSL.
+if(OpenSSL_FOUND)
+  add_executable(test_mac test_mac.c)
+  target_link_libraries(test_mac PRIVATE fastblock_static OpenSSL::Crypto)
+  add_test(NAME mac COMMAND test_mac)
+endif()

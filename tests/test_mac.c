@@ -1,0 +1,262 @@
+/*
+ * MACs and key tools against published vectors and OpenSSL:
+ *  - CMAC: RFC 4493 (= NIST SP 800-38B appendix D, AES-128) examples, and
+ *    random messages against OpenSSL's EVP_MAC "CMAC" for AES-128/192/256
+ *    and two- and three-key Triple-DES, one-shot and in random splits;
+ *  - CBC-MAC (ISO/IEC 9797-1 alg 1, padding 1, 2, 3): the last block of
+ *    OpenSSL's CBC encryption of the padded message, zero IV;
+ *  - retail MAC (alg 3): an independent composition with OpenSSL EVP:
+ *    DES-CBC under K1 over the padded message, then D(K2), E(K3);
+ *  - KCV: OpenSSL's ECB encryption of a zero block;
+ *  - random DES keys: parity, no weak part, distinct;
+ *  - bad input: the documented error and no output.
+ */
+#include "test_util.h"
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+#include "fastblock.h"
+
+static tu_stats st;
+
+static void hexin(const char *h, uint8_t *out, size_t *n)
+{
+	size_t k = 0;
+	for (; h[2 * k]; k++) {
+		unsigned v;
+		sscanf(h + 2 * k, "%2x", &v);
+		out[k] = (uint8_t)v;
+	}
+	*n = k;
+}
+
+static void rfc4493(void)
+{
+	static const char *const msgs[4] = {
+		"", "6bc1bee22e409f96e93d7e117393172a",
+		"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411",
+		"6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411"
+		"e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710",
+	};
+	static const char *const tags[4] = {
+		"bb1d6929e95937287fa37d129b756746", "070a16b46b4d4144f79bdd9dd04a287c",
+		"dfa66747de9ae63030ca32611497c827", "51f0bebf7e3b9d92fc49741779363cfe",
+	};
+	uint8_t key[16], m[64], want[17], got[16];
+	size_t kl, ml, wl;
+	hexin("2b7e151628aed2a6abf7158809cf4f3c", key, &kl);
+	for (int i = 0; i < 4; i++) {
+		hexin(msgs[i], m, &ml);
+		hexin(tags[i], want, &wl);
+		int rc = fb_mac(FB_MAC_CMAC, fb_cipher_by_name("aes-128-ecb"), key, 16, FB_MAC_PAD_NONE, m, ml,
+				got, 16);
+		tu_check(&st, rc == FB_OK && !memcmp(got, want, 16), "RFC 4493 example %d (%zu bytes)", i + 1, ml);
+	}
+}
+
+static int ossl_cmac(const char *cipher, const uint8_t *key, size_t kl, const uint8_t *m, size_t ml,
+		     uint8_t *out, size_t *ol)
+{
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	OSSL_PARAM p[2] = { OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, (char *)cipher, 0),
+			    OSSL_PARAM_construct_end() };
+	int ok = ctx && EVP_MAC_init(ctx, key, kl, p) && EVP_MAC_update(ctx, m, ml) &&
+		 EVP_MAC_final(ctx, out, ol, 16);
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+	return ok;
+}
+
+/* OpenSSL CBC (no padding, zero IV) of msg; returns the last block. */
+static int ossl_cbc_last(const char *cipher, const uint8_t *key, const uint8_t *m, size_t ml,
+			 uint8_t *last, size_t bs)
+{
+	static const uint8_t zero[16];
+	uint8_t *out = malloc(ml + 32);
+	int n = 0, f = 0;
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int ok = EVP_EncryptInit_ex(c, EVP_get_cipherbyname(cipher), NULL, key, zero) &&
+		 EVP_CIPHER_CTX_set_padding(c, 0) && EVP_EncryptUpdate(c, out, &n, m, (int)ml) &&
+		 EVP_EncryptFinal_ex(c, out + n, &f);
+	if (ok)
+		memcpy(last, out + ml - bs, bs);
+	EVP_CIPHER_CTX_free(c);
+	free(out);
+	return ok;
+}
+
+static int ossl_ecb(const char *cipher, int enc, const uint8_t *key, uint8_t *blk)
+{
+	int n = 0;
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int ok = EVP_CipherInit_ex(c, EVP_get_cipherbyname(cipher), NULL, key, NULL, enc) &&
+		 EVP_CIPHER_CTX_set_padding(c, 0) && EVP_CipherUpdate(c, blk, &n, blk, 8);
+	EVP_CIPHER_CTX_free(c);
+	return ok;
+}
+
+/* ISO/IEC 9797-1 padding of m into buf; returns the padded length. */
+static size_t iso_pad(int method, const uint8_t *m, size_t ml, uint8_t *buf, size_t bs)
+{
+	size_t o = 0;
+	if (method == 3) {
+		memset(buf, 0, bs);
+		uint64_t bits = (uint64_t)ml * 8;
+		for (int i = 0; i < 8; i++)
+			buf[bs - 1 - i] = (uint8_t)(bits >> (8 * i));
+		o = bs;
+	}
+	memcpy(buf + o, m, ml);
+	o += ml;
+	if (method == 2)
+		buf[o++] = 0x80;
+	while (o % bs || o == 0)
+		buf[o++] = 0;
+	return o;
+}
+
+/* The MAC through fastblock's streaming API in random pieces. */
+static int fb_mac_split(tu_rng *r, enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key,
+			size_t kl, enum fb_mac_pad pad, const uint8_t *m, size_t ml, uint8_t *out, size_t ol)
+{
+	fb_mac_ctx *x = fb_mac_new();
+	int rc = fb_mac_init(x, alg, c, key, kl, pad);
+	for (size_t d = 0; !rc && d < ml;) {
+		size_t k = 1 + tu_below(r, 40);
+		if (k > ml - d)
+			k = ml - d;
+		rc = fb_mac_update(x, m + d, k);
+		d += k;
+	}
+	if (!rc)
+		rc = fb_mac_final(x, out, ol);
+	fb_mac_free(x);
+	return rc;
+}
+
+static void random_cmac(tu_rng *r)
+{
+	static const struct { const char *fb, *ossl; size_t kl, bs; } cs[] = {
+		{ "aes-128-ecb", "AES-128-CBC", 16, 16 }, { "aes-192-cbc", "AES-192-CBC", 24, 16 },
+		{ "aes-256-ofb", "AES-256-CBC", 32, 16 }, { "des-ede3", "DES-EDE3-CBC", 24, 8 },
+		{ "des-ede-cbc", "DES-EDE-CBC", 16, 8 },
+	};
+	uint8_t key[32], m[300], a[16], b[16], s[16];
+	for (size_t i = 0; i < sizeof cs / sizeof *cs; i++)
+		for (int t = 0; t < 150; t++) {
+			size_t ml = tu_below(r, 300), ol = 0;
+			tu_fill(r, key, cs[i].kl);
+			tu_fill(r, m, ml);
+			if (!ossl_cmac(cs[i].ossl, key, cs[i].kl, m, ml, b, &ol)) {
+				printf("OpenSSL has no CMAC over %s\n", cs[i].ossl);
+				tu_skip(&st, "OpenSSL lacks a CMAC cipher");
+				break;
+			}
+			const fb_cipher *c = fb_cipher_by_name(cs[i].fb);
+			int rc = fb_mac(FB_MAC_CMAC, c, key, cs[i].kl, FB_MAC_PAD_NONE, m, ml, a, cs[i].bs);
+			int rs = fb_mac_split(r, FB_MAC_CMAC, c, key, cs[i].kl, FB_MAC_PAD_NONE, m, ml, s, cs[i].bs);
+			tu_check(&st, !rc && !rs && ol == cs[i].bs && !memcmp(a, b, ol) && !memcmp(s, b, ol),
+				 "CMAC %s, %zu bytes: differs from OpenSSL", cs[i].fb, ml);
+		}
+}
+
+static void random_cbc_retail(tu_rng *r)
+{
+	uint8_t key[24], m[300], buf[340], a[16], want[16];
+	for (int t = 0; t < 300; t++) {
+		size_t ml = tu_below(r, 301);
+		int method = 1 + (int)tu_below(r, 3);
+		tu_fill(r, key, 24);
+		tu_fill(r, m, ml);
+		if (method == 1 && ml == 0)
+			continue;
+		/* CBC-MAC over AES-128 and 3DES */
+		size_t pl = iso_pad(method, m, ml, buf, 16);
+		int ok = ossl_cbc_last("AES-128-CBC", key, buf, pl, want, 16);
+		int rc = fb_mac(FB_MAC_CBC, fb_cipher_by_name("aes-128-cbc"), key, 16, (enum fb_mac_pad)method, m,
+				ml, a, 16);
+		tu_check(&st, ok && !rc && !memcmp(a, want, 16), "CBC-MAC aes-128 method %d, %zu bytes", method, ml);
+		if (method != 3) {
+			rc = fb_mac_split(r, FB_MAC_CBC, fb_cipher_by_name("aes-128-cbc"), key, 16,
+					  (enum fb_mac_pad)method, m, ml, a, 16);
+			tu_check(&st, !rc && !memcmp(a, want, 16), "CBC-MAC streamed, method %d, %zu bytes", method, ml);
+		}
+		pl = iso_pad(method, m, ml, buf, 8);
+		ok = ossl_cbc_last("DES-EDE3-CBC", key, buf, pl, want, 8);
+		rc = fb_mac(FB_MAC_CBC, fb_cipher_by_name("des-ede3"), key, 24, (enum fb_mac_pad)method, m, ml, a, 8);
+		tu_check(&st, ok && !rc && !memcmp(a, want, 8), "CBC-MAC 3DES method %d, %zu bytes", method, ml);
+		/* retail: single-DES CBC under K1, then D(K2), E(K3) (K3 = K1 for two keys) */
+		for (size_t kl = 16; kl <= 24; kl += 8) {
+			ok = ossl_cbc_last("DES-CBC", key, buf, pl, want, 8) && ossl_ecb("DES-ECB", 0, key + 8, want) &&
+			     ossl_ecb("DES-ECB", 1, kl == 24 ? key + 16 : key, want);
+			rc = fb_mac(FB_MAC_RETAIL, fb_cipher_by_name(kl == 16 ? "des-ede" : "des-ede3"), key, kl,
+				    (enum fb_mac_pad)method, m, ml, a, 4 + tu_below(r, 5));
+			tu_check(&st, ok && !rc && !memcmp(a, want, 4), "retail MAC %zu-byte key, method %d, %zu bytes",
+				 kl, method, ml);
+		}
+	}
+}
+
+static void kcv_and_keys(tu_rng *r)
+{
+	uint8_t key[24], a[8], want[8] = { 0 }, k2[24];
+	for (int t = 0; t < 50; t++) {
+		tu_fill(r, key, 24);
+		memset(want, 0, 8);
+		int ok = ossl_ecb("DES-EDE3-ECB", 1, key, want);
+		tu_check(&st, ok && !fb_kcv(fb_cipher_by_name("des-ede3-cbc"), key, 24, 0, a, 3) && !memcmp(a, want, 3),
+			 "KCV 3DES");
+	}
+	for (size_t kl = 8; kl <= 24; kl += 8) {
+		tu_check(&st, fb_des_random_key(key, kl) == FB_OK && fb_des_check_parity(key, kl),
+			 "random %zu-byte key: parity", kl);
+		for (size_t i = 0; i < kl; i += 8)
+			tu_check(&st, !fb_des_is_weak_key(key + i), "random key: weak part");
+		tu_check(&st, !fb_des_random_key(k2, kl) && memcmp(key, k2, kl), "two random keys are equal");
+	}
+}
+
+static void bad_input(void)
+{
+	uint8_t key[24] = { 1, 2, 3 }, out[17];
+	const fb_cipher *aes = fb_cipher_by_name("aes-128-ecb"), *tdes = fb_cipher_by_name("des-ede3");
+	struct { int rc, want; const char *what; } cases[] = {
+		{ fb_mac(FB_MAC_CMAC, aes, key, 15, FB_MAC_PAD_NONE, key, 3, out, 16), FB_ERR_KEY_LENGTH, "CMAC 15-byte AES key" },
+		{ fb_mac(FB_MAC_CBC, tdes, key, 24, FB_MAC_PAD1, key, 0, out, 8), FB_ERR_DATA_LENGTH, "method 1, empty" },
+		{ fb_mac(FB_MAC_CBC, tdes, key, 24, FB_MAC_PAD2, key, 3, out, 0), FB_ERR_OUTPUT_SPACE, "truncation 0" },
+		{ fb_mac(FB_MAC_CMAC, aes, key, 16, FB_MAC_PAD_NONE, key, 3, out, 17), FB_ERR_OUTPUT_SPACE, "truncation 17" },
+		{ fb_mac(FB_MAC_RETAIL, aes, key, 16, FB_MAC_PAD1, key, 3, out, 8), FB_ERR_ARGUMENT, "retail MAC over AES" },
+		{ fb_mac(FB_MAC_RETAIL, fb_cipher_by_name("des-cbc"), key, 8, FB_MAC_PAD1, key, 3, out, 8), FB_ERR_KEY_LENGTH, "retail MAC, one DES key" },
+		{ fb_mac(FB_MAC_CMAC, aes, key, 16, FB_MAC_PAD2, key, 3, out, 8), FB_ERR_ARGUMENT, "CMAC with ISO padding" },
+		{ fb_mac(FB_MAC_CBC, fb_cipher_by_name("aes-128-xts"), key, 32, FB_MAC_PAD1, key, 3, out, 8), FB_ERR_ARGUMENT, "XTS name" },
+		{ fb_kcv(tdes, key, 24, 0, out, 9), FB_ERR_OUTPUT_SPACE, "KCV of 9 bytes from a 64-bit block" },
+		{ fb_des_random_key(key, 12), FB_ERR_KEY_LENGTH, "random key of 12 bytes" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		tu_check(&st, cases[i].rc == cases[i].want, "%s: returned %d, expected %d", cases[i].what, cases[i].rc,
+			 cases[i].want);
+	tu_canary(out, sizeof out);
+	fb_mac(FB_MAC_CBC, tdes, key, 24, FB_MAC_PAD1, key, 0, out, 8);
+	tu_check(&st, tu_canary_intact(out, sizeof out), "output written despite an error");
+	fb_mac_ctx *m = fb_mac_new();
+	tu_check(&st, fb_mac_update(m, key, 3) == FB_ERR_STATE, "update before init");
+	tu_check(&st, fb_mac_init(m, FB_MAC_CBC, tdes, key, 24, FB_MAC_PAD3) == FB_ERR_ARGUMENT,
+		 "streaming method 3");
+	fb_mac_free(m);
+}
+
+int main(void)
+{
+	double t0 = tu_now();
+	st.seed = tu_seed();
+	tu_rng r = { st.seed };
+	OSSL_PROVIDER_load(NULL, "legacy"); /* single DES for the retail MAC's reference */
+	OSSL_PROVIDER_load(NULL, "default");
+	rfc4493();
+	random_cmac(&r);
+	random_cbc_retail(&r);
+	kcv_and_keys(&r);
+	bad_input();
+	return tu_finish(&st, "test_mac", tu_now() - t0);
+}
