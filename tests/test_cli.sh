@@ -404,5 +404,60 @@ got=$({ head -c 70000 "$T/big"; sleep 20; } | timeout 25 "$FB" enc --cipher des-
 	{ timeout 10 head -c 1000 | wc -c; })
 if [ "$got" = 1000 ]; then ok; else bad "stdout is not streamed (got $got bytes while the input was open)"; fi
 
+# ---- mac, kcv, key ---------------------------------------------------------------
+
+# The ANSI X9.19 retail MAC example: "Now is the time for all " under
+# 0123456789ABCDEF FEDCBA9876543210.
+printf 'Now is the time for all ' >"$T/x919"
+run 0 "retail MAC, X9.19 example" -- "$FB" mac --alg retail --cipher des-ede --key 0123456789abcdeffedcba9876543210 --in "$T/x919"
+if [ "$(cat "$T/stdout")" = A1C72E74EA3FA9B6 ]; then ok; else bad "retail MAC of the X9.19 example: $(cat "$T/stdout")"; fi
+# CMAC against `openssl mac`, random messages and keys.
+for spec in aes-128:AES-128-CBC:16 aes-256:AES-256-CBC:32 des-ede3:DES-EDE3-CBC:24; do
+	IFS=: read -r fbname osname kl <<<"$spec"
+	for len in 0 1 8 16 17 100 1000; do
+		k=$(hex $kl)
+		head -c $len /dev/urandom >"$T/macin"
+		want=$(openssl mac -macopt cipher:$osname -macopt hexkey:$k -in "$T/macin" CMAC 2>/dev/null)
+		run 0 "cmac $fbname $len bytes" -- "$FB" mac --alg cmac --cipher $fbname --key $k --in "$T/macin"
+		if [ -n "$want" ] && [ "$(cat "$T/stdout")" = "$want" ]; then ok; else bad "cmac $fbname $len bytes: $(cat "$T/stdout") vs openssl mac '$want'"; fi
+	done
+done
+# KCV: the first 3 bytes of E(K, 0), against openssl enc.
+for spec in des-ede3:des-ede3:24 aes-128:aes-128-ecb:16; do
+	IFS=: read -r fbname osname kl <<<"$spec"
+	k=$(hex $kl)
+	want=$(head -c 16 /dev/zero | "${OSSL[@]}" -$osname -K $k -nopad 2>/dev/null | od -An -tx1 -N3 | tr -d ' \n' | tr a-f A-F)
+	run 0 "kcv $fbname" -- "$FB" kcv --cipher $fbname --key $k
+	if [ "$(cat "$T/stdout")" = "$want" ]; then ok; else bad "kcv $fbname: $(cat "$T/stdout") vs $want"; fi
+done
+# Batches give what single calls give.
+: >"$T/keys"; : >"$T/pairs"
+for i in $(seq 1 200); do k=$(hex 16); echo $k >>"$T/keys"; echo "$k $(hex $((i % 40)))" >>"$T/pairs"; done
+run 0 "kcv --batch" -- "$FB" kcv --cipher des-ede --batch "$T/keys"
+cp "$T/stdout" "$T/batch_out"
+n=0; while read -r k; do "$FB" kcv --cipher des-ede --key $k; done <"$T/keys" >"$T/single_out"
+same "$T/batch_out" "$T/single_out" "kcv --batch against single calls"
+run 0 "mac --batch" -- "$FB" mac --alg retail --cipher des-ede --pad 2 --batch "$T/pairs"
+cp "$T/stdout" "$T/batch_out"
+while read -r k m; do printf "$(echo "$m" | sed 's/../\\x&/g')" | "$FB" mac --alg retail --cipher des-ede --pad 2 --key $k; done <"$T/pairs" >"$T/single_out"
+same "$T/batch_out" "$T/single_out" "mac --batch against single calls"
+# key tools
+run 0 "key generate" -- "$FB" key generate --cipher des-ede3
+g=$(cat "$T/stdout")
+run 0 "key check of a generated key" -- "$FB" key check --cipher des-ede3 --key $g
+run 1 "key check, bad parity" -- "$FB" key check --cipher des --key 0023456789abcdef
+run 0 "key fix-parity" -- "$FB" key fix-parity --cipher des --key 0023456789abcdef
+if [ "$(cat "$T/stdout")" = 0123456789ABCDEF ]; then ok; else bad "fix-parity: $(cat "$T/stdout")"; fi
+run 1 "key check, weak key" -- "$FB" key check --cipher des --key 0101010101010101
+# Bad input: the documented exit code, nothing on stdout.
+run 1 "mac, wrong key length" -- "$FB" mac --alg cmac --cipher aes-128 --key 0011 --in "$T/x919"
+run 1 "mac, method 1 on an empty message" -- "$FB" mac --alg cbc-mac --cipher des-ede3 --key $K24 --pad 1 --in /dev/null
+run 2 "mac, --len 0" -- "$FB" mac --alg cmac --cipher aes-128 --key $(hex 16) --len 0 --in "$T/x919"
+run 1 "mac, --len 9 of a 64-bit block" -- "$FB" mac --alg cmac --cipher des-ede3 --key $K24 --len 9 --in "$T/x919"
+run 2 "mac, unknown --alg" -- "$FB" mac --alg hmac --cipher aes-128 --key $(hex 16) --in "$T/x919"
+run 2 "mac, retail over AES" -- "$FB" mac --alg retail --cipher aes-128 --key $(hex 16) --in "$T/x919"
+printf 'zz\n' >"$T/badbatch"
+run 2 "kcv --batch with a bad line" -- "$FB" kcv --cipher des-ede3 --batch "$T/badbatch"
+
 echo "test_cli: $pass passed, $fail failed, $skip skipped, $(($(date +%s) - START)) s"
 [ $fail = 0 ]

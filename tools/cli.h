@@ -67,6 +67,8 @@ int cli_parse_crypt_args(int argc, char **argv, crypt_args *a);
 
 /* The verbs: argv[0] is the verb. */
 int cli_crypt(int argc, char **argv, enum fb_direction dir);
+int cli_mac(int argc, char **argv, int kcv); /* mac, or kcv when kcv is set */
+int cli_key(int argc, char **argv);
 void cli_usage(FILE *f);
 
 #endif

@@ -2,6 +2,7 @@
  * fastblock - command-line tool: the verbs and their dispatch.
  *
  *   fastblock enc|dec ...      (cli_crypt.c)
+ *   fastblock mac | kcv | key ...  (cli_mac.c)
  *   fastblock list [--porcelain]
  *   fastblock speed [options]  (the harness, bench/)
  *   fastblock --version
@@ -73,6 +74,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "enc")) return cli_crypt(argc - 1, argv + 1, FB_ENCRYPT);
 	if (!strcmp(cmd, "dec")) return cli_crypt(argc - 1, argv + 1, FB_DECRYPT);
 	if (!strcmp(cmd, "list")) return cmd_list(argc, argv);
+	if (!strcmp(cmd, "mac")) return cli_mac(argc - 1, argv + 1, 0);
+	if (!strcmp(cmd, "kcv")) return cli_mac(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "key")) return cli_key(argc - 1, argv + 1);
 	if (!strcmp(cmd, "speed")) {
 #ifdef FB_HAVE_BENCH
 		return fb_bench_main(argc - 1, argv + 1);
