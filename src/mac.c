@@ -22,7 +22,9 @@ struct fb_mac_ctx {
 	enum fb_mac_pad pad;
 	unsigned bs;
 	fb_ctx *chain;       /* CBC encryption, zero IV: the CBC-MAC chain */
-	fb_ctx *last;        /* retail: des-ede3 ECB under K1, K2, K3 */
+	const fb_cipher *last; /* retail: des-ede or des-ede3 ECB for the last block */
+	uint8_t key[24];     /* retail: K1, K2 (K3), for that one block */
+	size_t key_len;
 	uint8_t sub[2][16];  /* CMAC: the subkeys K1, K2 */
 	uint8_t h[16];       /* the chain's last output block (zero at first) */
 	uint8_t held[16];    /* the message's last bytes, up to a block */
@@ -111,11 +113,12 @@ static int mac_setup(fb_mac_ctx *m, enum fb_mac_alg alg, const fb_cipher *c, con
 	memset(m->h, 0, sizeof m->h);
 	if (alg == FB_MAC_RETAIL) {
 		/* The chain is single DES under K1; the last block gets K1, K2, K3. */
-		rc = fb_init(m->chain, fb_cipher_by_name("des-cbc"), FB_ENCRYPT, key, 8, zero, 8, &none);
-		if (!rc)
-			rc = fb_init(m->last, fb_cipher_by_name(key_len == 16 ? "des-ede-ecb" : "des-ede3-ecb"),
-				     FB_ENCRYPT, key, key_len, NULL, 0, &none);
-		return rc;
+		/* One block under K1, K2, K3 at the end goes through a one-shot
+		 * call, whose key setup is the cheap one-block kernel's. */
+		m->last = fb_cipher_by_name(key_len == 16 ? "des-ede-ecb" : "des-ede3-ecb");
+		memcpy(m->key, key, key_len);
+		m->key_len = key_len;
+		return fb_init(m->chain, fb_cipher_by_name("des-cbc"), FB_ENCRYPT, key, 8, zero, 8, &none);
 	}
 	const fb_cipher *cbc = with_mode(c, "-cbc"), *ecb = with_mode(c, "-ecb");
 	if (!cbc || !ecb)
@@ -152,8 +155,7 @@ fb_mac_ctx *fb_mac_new(void)
 	if (!m)
 		return NULL;
 	m->chain = fb_ctx_new();
-	m->last = fb_ctx_new();
-	if (!m->chain || !m->last) {
+	if (!m->chain) {
 		fb_mac_free(m);
 		return NULL;
 	}
@@ -165,7 +167,6 @@ void fb_mac_free(fb_mac_ctx *m)
 	if (!m)
 		return;
 	fb_ctx_free(m->chain);
-	fb_ctx_free(m->last);
 	fb_wipe(m, sizeof *m);
 	free(m);
 }
@@ -173,7 +174,7 @@ void fb_mac_free(fb_mac_ctx *m)
 static void mac_wipe(fb_mac_ctx *m)
 {
 	fb_ctx_wipe(m->chain);
-	fb_ctx_wipe(m->last);
+	fb_wipe(m->key, sizeof m->key);
 	fb_wipe(m->sub, sizeof m->sub);
 	fb_wipe(m->h, sizeof m->h);
 	fb_wipe(m->held, sizeof m->held);
@@ -253,8 +254,9 @@ static int mac_last(fb_mac_ctx *m, uint8_t out[16])
 	size_t n;
 	int rc;
 	if (m->alg == FB_MAC_RETAIL) { /* the last block leaves the DES chain for K1, K2, K3 */
+		fb_options none = { .padding = FB_PAD_NONE };
 		xor_block(blk, m->h, bs);
-		rc = fb_update(m->last, out, 16, &n, blk, bs);
+		rc = fb_encrypt(m->last, m->key, m->key_len, NULL, 0, blk, bs, out, 16, &n, &none);
 	} else {
 		rc = fb_update(m->chain, out, 16, &n, blk, bs);
 	}
