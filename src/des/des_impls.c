@@ -21,9 +21,9 @@ static const fb_kernel *const parallel[] = {
 };
 
 /* For one stream's chain (CBC, CFB, OFB encryption): des/table64 chains
- * CBC in its own form and keeps the key XOR off the latency chain: 3DES-CBC
- * 8 KB ~510-545 TSC ticks per block against des/table's ~570-610 and
- * des/table12's ~900-1,000 (session 3, same runs). */
+ * CBC in its own form and keeps the key XOR off the latency chain, so it
+ * has the shortest round; des/table12's 64 KB of tables overflow L1 (the
+ * figures are in docs/benchmarks.md). */
 static const fb_kernel *const serial[] = {
 	&fb_des_table64,
 	&fb_des_table,
