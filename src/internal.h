@@ -115,6 +115,11 @@ typedef struct fb_family {
 	 * would cost more than they save. */
 	const fb_kernel *small;
 	size_t small_max;
+	/* Cipher facts: the key lengths (bytes, one cipher key) the
+	 * specification allows, and for FB_FLAG_STRICT_KEYS the keys it
+	 * refuses (NULL: none; returns an FB_ERR_* code or FB_OK). */
+	int (*key_ok)(size_t len);
+	int (*strict_check)(const uint8_t *key, size_t len);
 } fb_family;
 
 extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_mars,

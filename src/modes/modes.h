@@ -23,6 +23,7 @@ typedef struct fb_state {
 	const void *ks_par, *ks_ser, *ks_tweak;
 	enum fb_mode mode;
 	int encrypt;
+	int wide;         /* the mode runs in parallel batches on par (src/select.c) */
 	enum fb_padding padding;
 	unsigned bs;
 	unsigned buf_len; /* ECB, CBC, XTS: bytes waiting in buf */
