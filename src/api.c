@@ -7,11 +7,6 @@
 #include "select.h"
 #include "des/des_keys.h"
 
-int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-		     const uint8_t *in, size_t in_len);
-int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
-size_t fb_update_out_len(const fb_state *s, size_t in_len);
-
 const char *fb_strerror(int err)
 {
 	switch (err) {

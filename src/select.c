@@ -101,3 +101,55 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 	out->wide = fb_mode_parallel(q->mode, q->encrypt) && out->par->batch > 1;
 	return FB_OK;
 }
+
+static int lanes_pay(const fb_lanes *ln, size_t streams, size_t blocks, int one_key)
+{
+	size_t lanes = streams < ln->max_lanes ? streams : ln->max_lanes;
+	size_t work = ln->min_work[one_key ? 0 : 1];
+	return lanes >= ln->min_lanes && (!work || blocks >= (work + lanes - 1) / lanes);
+}
+
+int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
+		    fb_lane_choice *out)
+{
+	const fb_family *fam = q->family;
+	int need_ct = (q->flags & FB_FLAG_CONSTANT_TIME) != 0;
+	char buf[64];
+	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
+	if (name) {
+		const fb_kernel *k = fb_kernel_by_name(name);
+		if (!k || strcmp(k->family, fam->name) || !runs_on(k, q->cpu))
+			return FB_ERR_IMPL_UNAVAILABLE;
+		if (need_ct && !(k->lanes ? k->lanes->constant_time : k->constant_time))
+			return FB_ERR_NOT_CONSTANT_TIME;
+		out->kernel = k;
+		out->lanes = k->lanes;
+		return FB_OK;
+	}
+	/* the first lane engine, in the parallel preference order, that pays */
+	for (const fb_kernel *const *k = fam->parallel; *k; k++) {
+		const fb_lanes *ln = (*k)->lanes;
+		if (ln && runs_on(*k, q->cpu) && (!need_ct || ln->constant_time) &&
+		    lanes_pay(ln, streams, blocks, one_key)) {
+			out->kernel = *k;
+			out->lanes = ln;
+			return FB_OK;
+		}
+	}
+	/* else one stream at a time on the serial chains' kernel */
+	out->lanes = NULL;
+	out->kernel = first_usable(fam->serial, q->cpu, need_ct);
+	if (!out->kernel)
+		out->kernel = first_usable(fam->parallel, q->cpu, need_ct);
+	if (!out->kernel)
+		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
+	return FB_OK;
+}
+
+int fb_family_has_lanes(const fb_family *fam)
+{
+	for (const fb_kernel *const *k = fam->parallel; *k; k++)
+		if ((*k)->lanes)
+			return 1;
+	return 0;
+}

@@ -28,4 +28,16 @@ int fb_select(const fb_selection_query *q, fb_selection *out);
  * per keystream block), so a wide kernel can take it in batches. */
 int fb_mode_parallel(enum fb_mode mode, int encrypt);
 
+/* fb_multi_crypt: the engine for a set of streams streams, the longest of
+ * blocks blocks (one_key: a single key schedule per stream, e.g. DES, not
+ * EDE). lanes NULL: one stream at a time on kernel. */
+typedef struct fb_lane_choice {
+	const fb_kernel *kernel;
+	const fb_lanes *lanes;
+} fb_lane_choice;
+int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
+		    fb_lane_choice *out);
+/* 1 if a kernel of the family has a lane engine (compiled in). */
+int fb_family_has_lanes(const fb_family *fam);
+
 #endif
