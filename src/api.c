@@ -163,22 +163,6 @@ static int set_keys(fb_ctx *ctx, fb_state *s, const uint8_t *key, size_t key_len
 	return FB_OK;
 }
 
-int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len)
-{
-	if (!opt)
-		return FB_OK;
-	if ((unsigned)opt->padding > FB_PAD_ISO9797_M2)
-		return FB_ERR_ARGUMENT;
-	if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
-	    c->mode != FB_ECB && c->mode != FB_CBC)
-		return FB_ERR_PADDING_MODE;
-	if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
-		return FB_ERR_ARGUMENT;
-	if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family->strict_check)
-		return c->family->strict_check(key, key_len);
-	return FB_OK;
-}
-
 static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_len,
 			   const uint8_t *iv, size_t iv_len, const fb_options *opt)
 {

@@ -42,8 +42,8 @@ enum {
 uint32_t fb_cpu_features(void);
 /* The environment variable FASTBLOCK_IMPL, read once (NULL if unset). */
 const char *fb_env_impl(void);
-/* The checks of fb_options that every entry point shares (api.c): padding
- * value and mode, known flags, and strict DES keys for key (may be NULL
+/* The checks of fb_options that every entry point shares (registry.c): padding
+ * value and mode, known flags, and the family's strict keys for key (may be NULL
  * with key_len 0 to check the rest). */
 int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len);
 /* Names of the feature bits set in f, space separated, into buf. */
