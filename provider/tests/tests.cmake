@@ -1,0 +1,13 @@
+# Tests of the provider module (included from provider/CMakeLists.txt; run by
+# `make test`). See docs/provider.md for what each one checks.
+set(FBP_MODDIR ${CMAKE_BINARY_DIR}/ossl-modules)
+set(FBP_DATA ${CMAKE_CURRENT_SOURCE_DIR}/tests/data)
+
+# OpenSSL's own cipher test files through EVP with provider=fastblock.
+add_executable(test_prov_evp_kat ${CMAKE_CURRENT_SOURCE_DIR}/tests/evp_kat.c)
+target_link_libraries(test_prov_evp_kat PRIVATE OpenSSL::Crypto)
+add_dependencies(test_prov_evp_kat fastblock_provider)
+set(FBP_KAT_FILES ${FBP_DATA}/evpciph_des.txt ${FBP_DATA}/evpciph_des3_common.txt
+    ${FBP_DATA}/evpciph_aes_common.txt ${FBP_DATA}/evpciph_aes_cts.txt ${FBP_DATA}/fastblock_extra.txt)
+add_test(NAME provider_evp_kat COMMAND test_prov_evp_kat ${FBP_MODDIR} ${FBP_KAT_FILES})
+add_test(NAME provider_evp_kat_ct COMMAND test_prov_evp_kat ${FBP_MODDIR} --ct ${FBP_KAT_FILES})
