@@ -109,7 +109,7 @@ static const OSSL_ITEM fbp_reasons[] = {
 typedef struct fbp_ctx {
 	fbp_prov *prov;
 	const fbp_alg *alg;
-	fb_ctx *fb;         /* the library context (NULL for XTS) */
+	fb_ctx *fb;         /* the library context */
 	int enc;            /* 1 encrypt, 0 decrypt */
 	int ct;             /* constant-time kernels only */
 	int pad;            /* EVP padding (ECB, CBC) */
@@ -144,10 +144,6 @@ static const char *fb_errname(int rc)
 /* (Re)initialises the library context from key, direction and chain. */
 static int fbp_setup(fbp_ctx *x)
 {
-	if (fbmode(x) == FB_XTS) {
-		x->ready = 1;
-		return 1;
-	}
 	fb_options opt = { FB_PAD_NONE, x->ct ? FB_FLAG_CONSTANT_TIME : 0u, NULL };
 	int rc = fb_init(x->fb, x->alg->c, x->enc ? FB_ENCRYPT : FB_DECRYPT, x->key, x->alg->keylen,
 			 x->alg->ivlen ? x->chain : NULL, x->alg->ivlen, &opt);
@@ -172,7 +168,9 @@ static fbp_ctx *fbp_newctx_common(void *provctx, const fbp_alg *alg, int ct)
 	x->pad = 1;
 	x->enc = 1;
 	x->bs = (unsigned)fb_cipher_block_size(alg->c);
-	if (fb_cipher_mode(alg->c) != FB_XTS && !(x->fb = fb_ctx_new())) {
+	/* XTS too: its context is set up with each key (which checks the key
+	 * and names the kernel), though updates are one-shot calls. */
+	if (!(x->fb = fb_ctx_new())) {
 		OPENSSL_free(x);
 		return NULL;
 	}
@@ -204,16 +202,13 @@ static void *fbp_dupctx(void *vx)
 	if (!d)
 		return NULL;
 	*d = *x;
-	d->fb = NULL;
-	if (fbmode(x) != FB_XTS) {
-		if (!(d->fb = fb_ctx_new())) {
-			OPENSSL_clear_free(d, sizeof *d);
-			return NULL;
-		}
-		if (x->ready && (!fbp_setup(d) || !fbp_replay(d, d->pin, d->num))) {
-			fbp_freectx(d);
-			return NULL;
-		}
+	if (!(d->fb = fb_ctx_new())) {
+		OPENSSL_clear_free(d, sizeof *d);
+		return NULL;
+	}
+	if (x->ready && (!fbp_setup(d) || !fbp_replay(d, d->pin, d->num))) {
+		fbp_freectx(d);
+		return NULL;
 	}
 	return d;
 }

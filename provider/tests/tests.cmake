@@ -11,3 +11,12 @@ set(FBP_KAT_FILES ${FBP_DATA}/evpciph_des.txt ${FBP_DATA}/evpciph_des3_common.tx
     ${FBP_DATA}/evpciph_aes_common.txt ${FBP_DATA}/evpciph_aes_cts.txt ${FBP_DATA}/fastblock_extra.txt)
 add_test(NAME provider_evp_kat COMMAND test_prov_evp_kat ${FBP_MODDIR} ${FBP_KAT_FILES})
 add_test(NAME provider_evp_kat_ct COMMAND test_prov_evp_kat ${FBP_MODDIR} --ct ${FBP_KAT_FILES})
+
+# Differential: every cipher through the provider against OpenSSL's default
+# and legacy providers (or the library's one-shot call where OpenSSL lacks
+# the cipher), random splits, padding, in place, copies, re-init; bad input.
+add_executable(test_prov_evp_diff ${CMAKE_CURRENT_SOURCE_DIR}/tests/evp_diff.c)
+target_link_libraries(test_prov_evp_diff PRIVATE fastblock_static OpenSSL::Crypto)
+add_dependencies(test_prov_evp_diff fastblock_provider)
+add_test(NAME provider_evp_diff COMMAND test_prov_evp_diff ${FBP_MODDIR} quick)
+set_tests_properties(provider_evp_diff PROPERTIES TIMEOUT 300)
