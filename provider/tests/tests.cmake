@@ -20,3 +20,12 @@ target_link_libraries(test_prov_evp_diff PRIVATE fastblock_static OpenSSL::Crypt
 add_dependencies(test_prov_evp_diff fastblock_provider)
 add_test(NAME provider_evp_diff COMMAND test_prov_evp_diff ${FBP_MODDIR} quick)
 set_tests_properties(provider_evp_diff PROPERTIES TIMEOUT 300)
+
+# openssl enc with and without the provider, openssl list, the example config.
+find_program(FBP_OPENSSL_BIN openssl)
+find_program(FBP_BASH bash)
+if(FBP_OPENSSL_BIN AND FBP_BASH)
+  add_test(NAME provider_openssl_cli COMMAND ${FBP_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_enc.sh
+           ${FBP_OPENSSL_BIN} ${FBP_MODDIR} ${CMAKE_CURRENT_SOURCE_DIR}/fastblock-openssl.cnf)
+  set_tests_properties(provider_openssl_cli PROPERTIES TIMEOUT 300)
+endif()
