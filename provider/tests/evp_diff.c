@@ -1,7 +1,7 @@
 /*
  * evp_diff.c - differential test of the fastblock provider through EVP.
  *
- *   evp_diff <module dir> [quick]
+ *   evp_diff <module dir> [quick]      (FB_QUICK=1 also means quick)
  *
  * For every cipher the provider offers (fast and fastblock.ct=yes rows),
  * random trials: random key, IV, length, direction, padding on or off,
@@ -453,7 +453,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s <module dir> [quick]\n", argv[0]);
 		return 2;
 	}
-	int quick = argc > 2 && !strcmp(argv[2], "quick");
+	const char *q_env = getenv("FB_QUICK");
+	int quick = (argc > 2 && !strcmp(argv[2], "quick")) || (q_env && !strcmp(q_env, "1"));
 	OSSL_PROVIDER_set_default_search_path(NULL, argv[1]);
 	OSSL_PROVIDER *fb = OSSL_PROVIDER_load(NULL, "fastblock");
 	OSSL_PROVIDER_set_default_search_path(NULL, NULL); /* OpenSSL's own modules again */
