@@ -215,6 +215,11 @@ static void *fbp_dupctx(void *vx)
 
 /* ---- parameters ------------------------------------------------------------- */
 
+static int is_des(const fbp_alg *a)
+{
+	return !strcmp(fb_cipher_family(a->c), "des");
+}
+
 static int fbp_get_params_common(const fbp_alg *a, OSSL_PARAM params[])
 {
 	OSSL_PARAM *p;
@@ -227,9 +232,14 @@ static int fbp_get_params_common(const fbp_alg *a, OSSL_PARAM params[])
 	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) &&
 	    !OSSL_PARAM_set_size_t(p, a->blocksize))
 		return 0;
+	/* DES keys come from the library's generator (odd parity, no weak or
+	 * semi-weak part, no two equal parts), as OpenSSL's DES has its own */
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) &&
+	    !OSSL_PARAM_set_int(p, is_des(a)))
+		return 0;
 	static const char *const zero_flags[] = {
 		OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV, OSSL_CIPHER_PARAM_CTS,
-		OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, OSSL_CIPHER_PARAM_HAS_RAND_KEY,
+		OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
 	};
 	for (size_t i = 0; i < sizeof zero_flags / sizeof zero_flags[0]; i++)
 		if ((p = OSSL_PARAM_locate(params, zero_flags[i])) && !OSSL_PARAM_set_int(p, 0))
@@ -265,6 +275,7 @@ static const OSSL_PARAM fbp_gettable_ctx_list[] = {
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
 	OSSL_PARAM_int(FBP_PARAM_CT, NULL),
 	OSSL_PARAM_utf8_ptr(FBP_PARAM_IMPL, NULL, 0),
+	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, NULL, 0),
 	OSSL_PARAM_END
 };
 
@@ -361,6 +372,15 @@ static int fbp_get_ctx_params(void *vx, OSSL_PARAM params[])
 	}
 	if ((p = OSSL_PARAM_locate(params, FBP_PARAM_CT)) && !OSSL_PARAM_set_int(p, x->ct))
 		goto fail;
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY))) {
+		/* EVP_CIPHER_CTX_rand_key passes size 0 for a buffer of the
+		 * key length (EVP_CTRL_RAND_KEY has no size) */
+		if (!is_des(a) || p->data_type != OSSL_PARAM_OCTET_STRING ||
+		    (p->data_size && p->data_size < a->keylen) ||
+		    fb_des_random_key(p->data, a->keylen) != FB_OK)
+			goto fail;
+		p->return_size = a->keylen;
+	}
 	if ((p = OSSL_PARAM_locate(params, FBP_PARAM_IMPL))) {
 		const char *impl = NULL;
 		if (x->fb && x->ready)

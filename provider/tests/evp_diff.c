@@ -423,6 +423,31 @@ static int bad_xts_same_halves(EVP_CIPHER *c)
 	return ok;
 }
 
+/* EVP_CIPHER_CTX_rand_key: DES keys with odd parity and no weak part, as
+ * OpenSSL's DES gives; 20 keys per DES cipher. */
+static void check_rand_key(const char *name, EVP_CIPHER *c)
+{
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	unsigned char k[64];
+	int des = !strncmp(name, "DES", 3);
+	if (des != !!(EVP_CIPHER_get_flags(c) & EVP_CIPH_RAND_KEY))
+		FAIL("%s: has-randkey is %d", name, !des);
+	for (int i = 0; des && i < 20; i++) {
+		int kl = EVP_CIPHER_get_key_length(c);
+		memset(k, 0, sizeof k);
+		if (!EVP_CipherInit_ex(x, c, NULL, NULL, NULL, 1) || !EVP_CIPHER_CTX_rand_key(x, k)) {
+			FAIL("%s: EVP_CIPHER_CTX_rand_key", name);
+			break;
+		}
+		if (!fb_des_check_parity(k, (size_t)kl))
+			FAIL("%s: a random key without odd parity", name);
+		for (int j = 0; j < kl; j += 8)
+			if (fb_des_is_weak_key(k + j))
+				FAIL("%s: a random key with a weak part", name);
+	}
+	EVP_CIPHER_CTX_free(x);
+}
+
 static void bad_case(const char *what, const char *name, bad_fn f)
 {
 	EVP_CIPHER *fb = EVP_CIPHER_fetch(NULL, name, "provider=fastblock");
@@ -503,6 +528,7 @@ int main(int argc, char **argv)
 					     impl ? impl : "(none)");
 				EVP_CIPHER_CTX_free(x);
 			} else {
+				check_rand_key(names[i], c);
 				names_tested++;
 				if (ref)
 					names_vs_openssl++;
