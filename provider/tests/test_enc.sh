@@ -12,6 +12,8 @@
 # 2. `openssl list -cipher-algorithms` with the provider shows its ciphers.
 # 3. The example config loads the provider: single DES and Twofish work
 #    through it without naming a provider on the command line.
+# 4. smime and pkcs12 through the example config (single DES, which only
+#    fastblock serves there, and 3DES), read back by openssl without it.
 # Exits 1 on the first difference.
 set -u
 OPENSSL=$1 MODDIR=$2 CONF=$3
@@ -91,3 +93,31 @@ OPENSSL_CONF=$CONF OPENSSL_MODULES=$MODDIR "$OPENSSL" enc -d -twofish-256-cbc -K
   -in "$T/a" -out "$T/b" || fail "twofish-256-cbc decryption through the example config"
 cmp -s "$T/b" "$T/p1000" || fail "twofish-256-cbc round trip through the example config"
 echo "example config: des-cbc without the legacy provider and twofish-256-cbc work"
+
+# 4. smime and pkcs12 through the example config
+WITH() { OPENSSL_CONF=$CONF OPENSSL_MODULES=$MODDIR "$OPENSSL" "$@"; }
+"$OPENSSL" req -x509 -newkey rsa:2048 -nodes -keyout "$T/k.pem" -out "$T/c.pem" -subj /CN=fastblock-test \
+  -days 2 2> /dev/null || fail "making a test certificate"
+head -c 5000 /dev/urandom | base64 > "$T/msg"
+for c in des3 des; do
+  WITH smime -encrypt -$c -binary -in "$T/msg" -out "$T/m.p7" "$T/c.pem" || fail "smime -encrypt -$c through the config"
+  "$OPENSSL" smime -decrypt -binary -in "$T/m.p7" -recip "$T/c.pem" -inkey "$T/k.pem" -out "$T/msg2" \
+    -provider legacy -provider default || fail "smime -decrypt of the -$c message without the provider"
+  cmp -s "$T/msg" "$T/msg2" || fail "smime -$c round trip"
+  "$OPENSSL" smime -encrypt -$c -binary -in "$T/msg" -out "$T/m2.p7" -provider legacy -provider default "$T/c.pem" ||
+    fail "smime -encrypt -$c without the provider"
+  WITH smime -decrypt -binary -in "$T/m2.p7" -recip "$T/c.pem" -inkey "$T/k.pem" -out "$T/msg3" ||
+    fail "smime -decrypt -$c through the config"
+  cmp -s "$T/msg" "$T/msg3" || fail "smime -$c decryption through the config"
+done
+for pbe in PBE-SHA1-3DES DES-CBC DES-EDE3-CBC; do
+  WITH pkcs12 -export -in "$T/c.pem" -inkey "$T/k.pem" -out "$T/t.p12" -passout pass:pw -keypbe $pbe -certpbe $pbe ||
+    fail "pkcs12 -export with $pbe through the config"
+  "$OPENSSL" pkcs12 -in "$T/t.p12" -passin pass:pw -nodes -out "$T/back.pem" -provider legacy -provider default \
+    2> /dev/null || fail "reading the $pbe pkcs12 file without the provider"
+  grep -q "PRIVATE KEY" "$T/back.pem" && grep -q "CERTIFICATE" "$T/back.pem" || fail "$pbe pkcs12 contents"
+  WITH pkcs12 -in "$T/t.p12" -passin pass:pw -nodes -out "$T/back2.pem" 2> /dev/null ||
+    fail "reading the $pbe pkcs12 file through the config"
+  cmp -s "$T/back.pem" "$T/back2.pem" || fail "$pbe pkcs12 read differently"
+done
+echo "smime (-des3, -des) and pkcs12 (PBE-SHA1-3DES, DES-CBC, DES-EDE3-CBC) through the config: both ways"
