@@ -65,6 +65,7 @@ static fbp_alg fbp_algs[FBP_NALG] = {
 
 typedef struct fbp_prov {
 	const OSSL_CORE_HANDLE *handle;
+	OSSL_ALGORITHM *ciphers; /* the rows this instance offers */
 } fbp_prov;
 
 static OSSL_FUNC_core_new_error_fn *c_new_error;
@@ -864,9 +865,6 @@ static const OSSL_DISPATCH *const fbp_fns_ct[FBP_NALG] = {
 #define FBP_PROPS "provider=fastblock,fastblock.ct=no"
 #define FBP_PROPS_CT "provider=fastblock,fastblock.ct=yes"
 
-/* The fast rows first, then the constant-time ones: a query that does not
- * mention fastblock.ct finds the fast one first. */
-static OSSL_ALGORITHM fbp_ciphers[2 * FBP_NALG + 1];
 
 /* The ECB name of the same cipher and key size: the name up to its last
  * '-', then "-ecb". */
@@ -910,10 +908,9 @@ static enum fb_mode expected_fb_mode(unsigned evp_mode, const char *fb_name)
 	}
 }
 
-/* Checks every row against the library and builds the algorithm list. */
+/* Checks every row against the library (once per process). */
 static void fbp_check_table(void)
 {
-	size_t n = 0;
 	for (size_t i = 0; i < FBP_NALG; i++) {
 		fbp_alg *a = &fbp_algs[i];
 		a->c = fb_cipher_by_name(a->fb_name);
@@ -924,23 +921,55 @@ static void fbp_check_table(void)
 			fb_cipher_iv_len(a->c) == a->ivlen && m == expected_fb_mode(a->evp_mode, a->fb_name) &&
 			a->blocksize == ((m == FB_ECB || m == FB_CBC) ? bs : 1);
 		a->ct_ok = a->ok && fbp_ct_available(a);
-		if (a->ok)
-			fbp_ciphers[n++] = (OSSL_ALGORITHM){ a->names, FBP_PROPS, fbp_fns[i], a->fb_name };
 	}
-	for (size_t i = 0; i < FBP_NALG; i++)
-		if (fbp_algs[i].ct_ok)
-			fbp_ciphers[n++] = (OSSL_ALGORITHM){ fbp_algs[i].names, FBP_PROPS_CT, fbp_fns_ct[i],
-							     fbp_algs[i].fb_name };
-	fbp_ciphers[n] = (OSSL_ALGORITHM){ NULL, NULL, NULL, NULL };
+}
+
+/* Whether family is in the list (words separated by commas, spaces or
+ * colons, case-insensitive); a NULL or empty list takes every family. */
+static int family_wanted(const char *list, const char *family)
+{
+	if (!list || !*list)
+		return 1;
+	size_t n = strlen(family);
+	for (const char *p = list; *p;) {
+		while (*p == ',' || *p == ' ' || *p == ':' || *p == '\t')
+			p++;
+		size_t w = strcspn(p, ", :\t");
+		if (w == n && !OPENSSL_strncasecmp(p, family, n))
+			return 1;
+		p += w;
+	}
+	return 0;
+}
+
+/* The algorithm list of one provider instance: the fast rows first, then
+ * the constant-time ones, so that a query that does not mention
+ * fastblock.ct finds the fast one first. families: the config's
+ * "families" value, or NULL. */
+static OSSL_ALGORITHM *fbp_build_list(const char *families)
+{
+	OSSL_ALGORITHM *l = OPENSSL_zalloc((2 * FBP_NALG + 1) * sizeof *l);
+	size_t n = 0;
+	if (!l)
+		return NULL;
+	for (int ct = 0; ct < 2; ct++)
+		for (size_t i = 0; i < FBP_NALG; i++) {
+			const fbp_alg *a = &fbp_algs[i];
+			if (!(ct ? a->ct_ok : a->ok) || !family_wanted(families, fb_cipher_family(a->c)))
+				continue;
+			l[n++] = (OSSL_ALGORITHM){ a->names, ct ? FBP_PROPS_CT : FBP_PROPS,
+						   ct ? fbp_fns_ct[i] : fbp_fns[i], a->fb_name };
+		}
+	return l;
 }
 
 /* ---- the provider ---------------------------------------------------------------- */
 
 static const OSSL_ALGORITHM *fbp_query(void *provctx, int operation_id, int *no_cache)
 {
-	(void)provctx;
+	const fbp_prov *p = provctx;
 	*no_cache = 0;
-	return operation_id == OSSL_OP_CIPHER ? fbp_ciphers : NULL;
+	return operation_id == OSSL_OP_CIPHER ? p->ciphers : NULL;
 }
 
 static const OSSL_ITEM *fbp_reason_strings(void *provctx)
@@ -982,7 +1011,10 @@ static int fbp_get_prov_params(void *provctx, OSSL_PARAM params[])
 
 static void fbp_teardown(void *provctx)
 {
-	OPENSSL_free(provctx);
+	fbp_prov *p = provctx;
+	if (p)
+		OPENSSL_free(p->ciphers);
+	OPENSSL_free(p);
 }
 
 static const OSSL_DISPATCH fbp_dispatch[] = {
@@ -1000,8 +1032,12 @@ static CRYPTO_ONCE fbp_table_once = CRYPTO_ONCE_STATIC_INIT;
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in, const OSSL_DISPATCH **out,
 		       void **provctx)
 {
+	OSSL_FUNC_core_get_params_fn *c_get_params = NULL;
 	for (; in && in->function_id; in++) {
 		switch (in->function_id) {
+		case OSSL_FUNC_CORE_GET_PARAMS:
+			c_get_params = OSSL_FUNC_core_get_params(in);
+			break;
 		case OSSL_FUNC_CORE_NEW_ERROR:
 			c_new_error = OSSL_FUNC_core_new_error(in);
 			break;
@@ -1019,7 +1055,13 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
 	if (!p)
 		return 0;
 	p->handle = handle;
-	if (!CRYPTO_THREAD_run_once(&fbp_table_once, fbp_check_table)) {
+	/* "families = des, twofish" in the provider's config section limits
+	 * what this instance offers (docs/provider.md) */
+	const char *families = NULL;
+	OSSL_PARAM cp[2] = { OSSL_PARAM_utf8_ptr("families", (char **)&families, 0), OSSL_PARAM_END };
+	if (c_get_params && !c_get_params(handle, cp))
+		families = NULL;
+	if (!CRYPTO_THREAD_run_once(&fbp_table_once, fbp_check_table) || !(p->ciphers = fbp_build_list(families))) {
 		OPENSSL_free(p);
 		return 0;
 	}

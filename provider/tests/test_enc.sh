@@ -12,6 +12,7 @@
 # 2. `openssl list -cipher-algorithms` with the provider shows its ciphers.
 # 3. The example config loads the provider: single DES and Twofish work
 #    through it without naming a provider on the command line.
+# 3b. families = ... in the config limits the provider to those families.
 # 4. smime and pkcs12 through the example config (single DES, which only
 #    fastblock serves there, and 3DES), read back by openssl without it.
 # Exits 1 on the first difference.
@@ -93,6 +94,16 @@ OPENSSL_CONF=$CONF OPENSSL_MODULES=$MODDIR "$OPENSSL" enc -d -twofish-256-cbc -K
   -in "$T/a" -out "$T/b" || fail "twofish-256-cbc decryption through the example config"
 cmp -s "$T/b" "$T/p1000" || fail "twofish-256-cbc round trip through the example config"
 echo "example config: des-cbc without the legacy provider and twofish-256-cbc work"
+
+# 3b. "families" in the provider's section limits what it offers
+sed 's/^# families = .*/families = des, twofish/' "$CONF" > "$T/fam.cnf"
+OPENSSL_CONF=$T/fam.cnf OPENSSL_MODULES=$MODDIR "$OPENSSL" list -cipher-algorithms > "$T/famlist" ||
+  fail "openssl list through a config with families"
+grep -q "DES-EDE3-CBC.* @ fastblock" "$T/famlist" && grep -q "TWOFISH-128-XTS.* @ fastblock" "$T/famlist" ||
+  fail "families = des, twofish: DES or Twofish missing"
+! grep -q "AES-128-CBC.* @ fastblock" "$T/famlist" || fail "families = des, twofish: AES still offered"
+grep -q "AES-128-CBC.* @ default" "$T/famlist" || fail "families: AES from the default provider missing"
+echo "families = des, twofish: $(grep -c '@ fastblock' "$T/famlist") entries @ fastblock, AES from the default provider"
 
 # 4. smime and pkcs12 through the example config
 WITH() { OPENSSL_CONF=$CONF OPENSSL_MODULES=$MODDIR "$OPENSSL" "$@"; }
