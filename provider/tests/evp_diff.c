@@ -528,6 +528,24 @@ int main(int argc, char **argv)
 					     impl ? impl : "(none)");
 				EVP_CIPHER_CTX_free(x);
 			} else {
+				/* a query without fastblock.ct gets the fast row: the
+				 * library's own choice without flags */
+				EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+				static const unsigned char k[64] = { 1, 2, 3 }, iv[16];
+				const char *impl = NULL;
+				OSSL_PARAM p[2] = { OSSL_PARAM_utf8_ptr("fastblock-impl", (char **)&impl, 0),
+						    OSSL_PARAM_END };
+				EVP_CipherInit_ex(x, c, NULL, k, iv, 0);
+				EVP_CIPHER_CTX_get_params(x, p);
+				const fb_cipher *lc = fb_cipher_by_name(names[i]);
+				fb_ctx *l = fb_ctx_new();
+				size_t kl = lc ? fb_cipher_key_len(lc) : 0, il = lc ? fb_cipher_iv_len(lc) : 0;
+				if (!lc || fb_init(l, lc, FB_DECRYPT, k, kl, il ? iv : NULL, il, NULL) != FB_OK ||
+				    !impl || strcmp(impl, fb_ctx_impl(l)))
+					FAIL("%s: runs %s, the library picks %s", names[i], impl ? impl : "(none)",
+					     lc && fb_ctx_impl(l) ? fb_ctx_impl(l) : "(none)");
+				fb_ctx_free(l);
+				EVP_CIPHER_CTX_free(x);
 				check_rand_key(names[i], c);
 				names_tested++;
 				if (ref)
