@@ -28,7 +28,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/prov_ssl.h>
 #include <openssl/proverr.h>
+#include <openssl/rand.h>
 
 #include "fastblock.h"
 
@@ -125,6 +127,9 @@ typedef struct fbp_ctx {
 	uint8_t pin[16], pout[16]; /* byte streams: the current partial block */
 	size_t num;         /* bytes of it done */
 	uint8_t upd_iv[16]; /* where "updated-iv" is put together */
+	int tls_version;    /* CBC under libssl: one TLS record per update */
+	size_t tls_mac_size;
+	uint8_t tls_mac[64]; /* the MAC taken off the last decrypted record */
 } fbp_ctx;
 
 static int is_blockwise(const fbp_ctx *x)
@@ -277,6 +282,7 @@ static const OSSL_PARAM fbp_gettable_ctx_list[] = {
 	OSSL_PARAM_int(FBP_PARAM_CT, NULL),
 	OSSL_PARAM_utf8_ptr(FBP_PARAM_IMPL, NULL, 0),
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, NULL, 0),
+	OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
 	OSSL_PARAM_END
 };
 
@@ -290,6 +296,8 @@ static const OSSL_PARAM *fbp_gettable_ctx_params(void *vx, void *provctx)
 static const OSSL_PARAM fbp_settable_ctx_list[] = {
 	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
 	OSSL_PARAM_int(FBP_PARAM_CT, NULL),
+	OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
 	OSSL_PARAM_END
 };
 
@@ -373,6 +381,10 @@ static int fbp_get_ctx_params(void *vx, OSSL_PARAM params[])
 	}
 	if ((p = OSSL_PARAM_locate(params, FBP_PARAM_CT)) && !OSSL_PARAM_set_int(p, x->ct))
 		goto fail;
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC))) {
+		if (!x->tls_version || !OSSL_PARAM_set_octet_ptr(p, x->tls_mac, x->tls_mac_size))
+			goto fail;
+	}
 	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY))) {
 		/* EVP_CIPHER_CTX_rand_key passes size 0 for a buffer of the
 		 * key length (EVP_CTRL_RAND_KEY has no size) */
@@ -407,6 +419,22 @@ static int fbp_set_ctx_params(void *vx, const OSSL_PARAM params[])
 		if (!OSSL_PARAM_get_uint(p, &v))
 			goto fail;
 		x->pad = v != 0;
+	}
+	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
+		int v;
+		/* CBC records of TLS 1.0-1.2 and DTLS; not SSL 3 (OpenSSL 3
+		 * builds normally leave it out too) */
+		if (!OSSL_PARAM_get_int(p, &v) || fbmode(x) != FB_CBC ||
+		    (v != TLS1_VERSION && v != TLS1_1_VERSION && v != TLS1_2_VERSION && v != DTLS1_VERSION &&
+		     v != DTLS1_2_VERSION && v != DTLS1_BAD_VER))
+			goto fail;
+		x->tls_version = v;
+	}
+	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
+		size_t v;
+		if (!OSSL_PARAM_get_size_t(p, &v) || v > sizeof x->tls_mac)
+			goto fail;
+		x->tls_mac_size = v;
 	}
 	if ((p = OSSL_PARAM_locate_const(params, FBP_PARAM_CT))) {
 		int v;
@@ -680,6 +708,114 @@ static int fbp_update_xts(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outsize
 	return 1;
 }
 
+/* ---- TLS records (libssl's CBC cipher suites) --------------------------------
+ * With "tls-version" set, libssl hands over one whole record per update, in
+ * place. Encryption appends the TLS padding; decryption takes off the
+ * explicit IV (TLS 1.1 and later), the padding and the MAC, and keeps the
+ * MAC for "tls-mac". The padding and MAC positions depend on the secret
+ * last byte, so that part runs in constant time: a bad padding removes
+ * nothing and gives a random MAC, which libssl's own constant-time MAC
+ * check then refuses (a bad_record_mac alert, no padding oracle). */
+
+static size_t ct_msb(size_t a)
+{
+	return (size_t)0 - (a >> (sizeof a * 8 - 1));
+}
+static size_t ct_lt(size_t a, size_t b) /* all ones if a < b */
+{
+	return ct_msb(a ^ ((a ^ b) | ((a - b) ^ b)));
+}
+static size_t ct_ge(size_t a, size_t b)
+{
+	return ~ct_lt(a, b);
+}
+static size_t ct_eq(size_t a, size_t b)
+{
+	size_t d = a ^ b;
+	return ct_msb(~d & (d - 1));
+}
+
+/* rec, *len: the record after the explicit IV. Returns 0 if it is
+ * publicly invalid (too short). */
+static int tls_unpad(fbp_ctx *x, const uint8_t *rec, size_t *len)
+{
+	size_t n = *len, orig = n, mac = x->tls_mac_size;
+	if (n < mac + 1)
+		return 0;
+	size_t pad = rec[n - 1];
+	size_t good = ct_ge(n, mac + 1 + pad);
+	size_t check = n < 256 ? n : 256;
+	for (size_t i = 0; i < check; i++) {
+		size_t in_pad = ct_ge(pad, i); /* i <= pad */
+		good &= ~(in_pad & ~ct_eq(rec[n - 1 - i], pad));
+	}
+	n -= good & (pad + 1);
+	if (mac == 0) { /* encrypt-then-MAC: the MAC was checked before */
+		*len = n;
+		return (int)(good & 1);
+	}
+	/* The MAC is rec[n - mac, n): gather it from the last mac + 256 bytes
+	 * into a rotated copy, then rotate it back, touching every byte. */
+	size_t mac_start = n - mac, scan = orig > mac + 256 ? orig - (mac + 256) : 0;
+	uint8_t rot[64] = { 0 }, rnd[64];
+	size_t offset = 0, j = 0;
+	for (size_t i = scan; i < orig; i++) {
+		size_t in_mac = ct_ge(i, mac_start) & ct_lt(i, n);
+		offset |= j & ct_eq(i, mac_start);
+		rot[j] |= (uint8_t)(rec[i] & in_mac);
+		if (++j == mac)
+			j = 0;
+	}
+	if (RAND_bytes(rnd, (int)mac) <= 0)
+		return 0;
+	for (size_t k = 0; k < mac; k++) {
+		size_t t = offset + k;
+		t -= mac & ct_ge(t, mac);
+		uint8_t b = 0;
+		for (size_t jj = 0; jj < mac; jj++)
+			b |= (uint8_t)(rot[jj] & ct_eq(jj, t));
+		x->tls_mac[k] = (uint8_t)((b & good) | (rnd[k] & ~good));
+	}
+	*len = n - mac;
+	return 1;
+}
+
+static int fbp_update_tls(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outsize, const uint8_t *in, size_t inl)
+{
+	unsigned bs = x->bs;
+	if (!in || in != out || outsize < inl || !x->pad || x->buf_len) {
+		FBP_RAISE(x->prov, PROV_R_CIPHER_OPERATION_FAILED, "");
+		return 0;
+	}
+	if (x->enc) {
+		size_t padnum = bs - inl % bs;
+		if (outsize < inl + padnum) {
+			FBP_RAISE(x->prov, PROV_R_OUTPUT_BUFFER_TOO_SMALL, "");
+			return 0;
+		}
+		memset(out + inl, (int)(padnum - 1), padnum);
+		inl += padnum;
+	}
+	if (inl % bs || !inl) {
+		FBP_RAISE(x->prov, PROV_R_WRONG_FINAL_BLOCK_LENGTH, "");
+		return 0;
+	}
+	if (!fbp_blocks(x, out, out, inl))
+		return 0;
+	*outl = inl;
+	if (x->enc)
+		return 1;
+	size_t skip = x->tls_version == TLS1_VERSION ? 0 : bs; /* the explicit IV */
+	size_t len = inl - skip;
+	if (inl < skip || !tls_unpad(x, out + skip, &len)) {
+		*outl = 0;
+		FBP_RAISE(x->prov, PROV_R_CIPHER_OPERATION_FAILED, "");
+		return 0;
+	}
+	*outl = len;
+	return 1;
+}
+
 static int fbp_update(void *vx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
 		      size_t inl)
 {
@@ -689,6 +825,8 @@ static int fbp_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
 		FBP_RAISE(x->prov, PROV_R_NO_KEY_SET, "");
 		return 0;
 	}
+	if (x->tls_version) /* before the empty-input case: an empty record is one padding block */
+		return fbp_update_tls(x, out, outl, outsize, in, inl);
 	if (inl == 0)
 		return 1;
 	if (fbmode(x) == FB_XTS)
@@ -721,7 +859,7 @@ static int fbp_final(void *vx, unsigned char *out, size_t *outl, size_t outsize)
 		FBP_RAISE(x->prov, PROV_R_NO_KEY_SET, "");
 		return 0;
 	}
-	if (!is_blockwise(x))
+	if (!is_blockwise(x) || x->tls_version) /* a TLS record ends with its update */
 		return 1;
 	if (x->enc) {
 		if (!x->pad) {

@@ -448,6 +448,116 @@ static void check_rand_key(const char *name, EVP_CIPHER *c)
 	EVP_CIPHER_CTX_free(x);
 }
 
+/* TLS records (libssl's use of CBC with "tls-version"): the same records,
+ * valid and with bad padding, decrypted by fastblock and by the default
+ * provider: result, length, and the MAC where the padding is good;
+ * encryption of the same payload: the same record. */
+static int tls_ctx(EVP_CIPHER_CTX *x, EVP_CIPHER *c, int enc, const unsigned char *key, const unsigned char *iv,
+		   int version, size_t macsize)
+{
+	OSSL_PARAM p[3] = { OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
+			    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &macsize), OSSL_PARAM_END };
+	return EVP_CipherInit_ex(x, c, NULL, key, iv, enc) && EVP_CIPHER_CTX_set_params(x, p);
+}
+
+/* TLS's padding rule, plainly: the last byte p, p + 1 bytes of value p,
+ * room for the MAC before them. */
+static int tls_pad_ok(const unsigned char *r, size_t n, size_t mac)
+{
+	size_t p = r[n - 1];
+	if (n < mac + p + 1)
+		return 0;
+	for (size_t i = 0; i <= p; i++)
+		if (r[n - 1 - i] != p)
+			return 0;
+	return 1;
+}
+
+static void tls_records(const char *name)
+{
+	EVP_CIPHER *fb = EVP_CIPHER_fetch(NULL, name, "provider=fastblock");
+	EVP_CIPHER *ref = EVP_CIPHER_fetch(NULL, name, "provider=default");
+	int n_rec = 0;
+	if (!fb || !ref) {
+		FAIL("TLS records: %s not available", name);
+		goto out;
+	}
+	int bs = EVP_CIPHER_get_block_size(fb);
+	static const int versions[] = { 0x301, 0x302, 0x303 };
+	static const size_t macs[] = { 0, 20, 32, 48 };
+	for (int t = 0; t < 400; t++) {
+		int version = versions[rnd() % 3];
+		size_t mac = macs[rnd() % 4];
+		unsigned char key[32], iv[16], rec[700], a[700], b[700];
+		rnd_bytes(key, sizeof key);
+		rnd_bytes(iv, sizeof iv);
+		size_t data = rnd() % 300, ivb = version == 0x301 ? 0 : (size_t)bs;
+		size_t body = ivb + data + mac;
+		size_t pad = (size_t)bs - body % (size_t)bs - 1 + (size_t)bs * (rnd() % 4); /* pad + 1 bytes */
+		if (pad > 255)
+			pad -= (size_t)bs * ((pad - 255 + (size_t)bs - 1) / (size_t)bs);
+		size_t len = body + pad + 1;
+		rnd_bytes(rec, len);
+		memset(rec + body, (int)pad, pad + 1);
+		int kind = (int)(rnd() % 4); /* 0, 1 valid; 2 a padding byte off; 3 a random last byte */
+		if (kind == 2)
+			rec[body + rnd() % (pad + 1)] ^= (unsigned char)(1 + rnd() % 255);
+		if (kind == 3)
+			rec[len - 1] = (unsigned char)rnd();
+		/* the record's ciphertext, made without TLS rules */
+		EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new(), *x = EVP_CIPHER_CTX_new(), *y = EVP_CIPHER_CTX_new();
+		int l = 0;
+		unsigned char ct[700];
+		if (!EVP_EncryptInit_ex(e, ref, NULL, key, iv) || !EVP_CIPHER_CTX_set_padding(e, 0) ||
+		    !EVP_EncryptUpdate(e, ct, &l, rec, (int)len)) {
+			FAIL("TLS records: making a record");
+			break;
+		}
+		memcpy(a, ct, len);
+		memcpy(b, ct, len);
+		int la = 0, lb = 0;
+		int ra = tls_ctx(x, fb, 0, key, iv, version, mac) && EVP_CipherUpdate(x, a, &la, a, (int)len);
+		int rb = tls_ctx(y, ref, 0, key, iv, version, mac) && EVP_CipherUpdate(y, b, &lb, b, (int)len);
+		ERR_clear_error();
+		if (ra != rb || (ra && la != lb))
+			FAIL("TLS records %s v%x mac %zu kind %d: fastblock %d/%d, default %d/%d", name, version, mac,
+			     kind, ra, la, rb, lb);
+		else if (ra && memcmp(a + ivb, b + ivb, (size_t)la))
+			FAIL("TLS records %s: payload differs", name);
+		else if (ra && mac) {
+			unsigned char *ma = NULL, *mb = NULL;
+			OSSL_PARAM pa[2] = { OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, (void **)&ma, mac),
+					     OSSL_PARAM_END };
+			OSSL_PARAM pb[2] = { OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, (void **)&mb, mac),
+					     OSSL_PARAM_END };
+			if (!EVP_CIPHER_CTX_get_params(x, pa) || !EVP_CIPHER_CTX_get_params(y, pb) || !ma || !mb)
+				FAIL("TLS records %s: no MAC", name);
+			/* with bad padding both give random MACs */
+			else if ((memcmp(ma, mb, mac) == 0) != tls_pad_ok(rec + ivb, len - ivb, mac))
+				FAIL("TLS records %s v%x mac %zu kind %d: MAC differs", name, version, mac, kind);
+			else if (kind < 2 && memcmp(ma, rec + ivb + data, mac))
+				FAIL("TLS records %s: wrong MAC", name);
+		}
+		/* encryption: the provider pads */
+		EVP_CIPHER_CTX_reset(x);
+		EVP_CIPHER_CTX_reset(y);
+		memcpy(a, rec, body);
+		memcpy(b, rec, body);
+		ra = tls_ctx(x, fb, 1, key, iv, version, mac) && EVP_CipherUpdate(x, a, &la, a, (int)body);
+		rb = tls_ctx(y, ref, 1, key, iv, version, mac) && EVP_CipherUpdate(y, b, &lb, b, (int)body);
+		if (ra != rb || la != lb || (ra && memcmp(a, b, (size_t)la)))
+			FAIL("TLS records %s v%x: encryption differs", name, version);
+		n_rec++;
+		EVP_CIPHER_CTX_free(e);
+		EVP_CIPHER_CTX_free(x);
+		EVP_CIPHER_CTX_free(y);
+	}
+	printf("TLS records %-14s %d records, decrypted and encrypted as the default provider does\n", name, n_rec);
+out:
+	EVP_CIPHER_free(fb);
+	EVP_CIPHER_free(ref);
+}
+
 static void bad_case(const char *what, const char *name, bad_fn f)
 {
 	EVP_CIPHER *fb = EVP_CIPHER_fetch(NULL, name, "provider=fastblock");
@@ -559,6 +669,9 @@ int main(int argc, char **argv)
 			EVP_CIPHER_free(ref);
 		}
 	}
+	tls_records("AES-128-CBC");
+	tls_records("AES-256-CBC");
+	tls_records("DES-EDE3-CBC");
 	bad_case("wrong key length", "AES-128-CBC", bad_keylen);
 	bad_case("wrong key length", "DES-EDE3-CBC", bad_keylen);
 	bad_case("IV set before the key", "AES-128-CBC", bad_iv_before_key);
