@@ -31,3 +31,16 @@ if(FBP_OPENSSL_BIN AND FBP_BASH AND NOT FB_SANITIZE)
            ${FBP_OPENSSL_BIN} ${FBP_MODDIR} ${CMAKE_CURRENT_SOURCE_DIR}/fastblock-openssl.cnf)
   set_tests_properties(provider_openssl_cli PROPERTIES TIMEOUT 300)
 endif()
+
+# The library's own known-answer files (tests/vectors) through EVP: the
+# known answers for RC6, MARS, Twofish and Serpent, which OpenSSL lacks.
+add_executable(test_prov_evp_lib_kat ${CMAKE_CURRENT_SOURCE_DIR}/tests/evp_lib_kat.c
+               ${CMAKE_SOURCE_DIR}/tests/kat_file.c)
+target_include_directories(test_prov_evp_lib_kat PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+target_link_libraries(test_prov_evp_lib_kat PRIVATE OpenSSL::Crypto)
+add_dependencies(test_prov_evp_lib_kat fastblock_provider)
+set(FBP_LIB_VECTORS)
+foreach(f des tdes modes-tdes aes modes-aes rc6 mars twofish serpent)
+  list(APPEND FBP_LIB_VECTORS ${CMAKE_SOURCE_DIR}/tests/vectors/${f}.txt)
+endforeach()
+add_test(NAME provider_evp_lib_kat COMMAND test_prov_evp_lib_kat ${FBP_MODDIR} ${FBP_LIB_VECTORS})
