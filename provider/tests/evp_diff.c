@@ -338,6 +338,18 @@ static int bad_keylen(EVP_CIPHER *c)
 	return ok;
 }
 
+static int bad_ivlen(EVP_CIPHER *c)
+{
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	size_t n = 12;
+	OSSL_PARAM p[2] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, &n), OSSL_PARAM_END };
+	int ok = EVP_CipherInit_ex(x, c, NULL, NULL, NULL, 1) && EVP_CIPHER_CTX_set_params(x, p);
+	/* the result, and whether the length changed */
+	ok |= (EVP_CIPHER_CTX_get_iv_length(x) == 12) << 1;
+	EVP_CIPHER_CTX_free(x);
+	return ok;
+}
+
 /* IV first, key later: the IV stays; then a context with an IV and no key
  * at all is used. Returns a code built from both steps. */
 static int bad_iv_before_key(EVP_CIPHER *c)
@@ -674,6 +686,8 @@ int main(int argc, char **argv)
 	tls_records("DES-EDE3-CBC");
 	bad_case("wrong key length", "AES-128-CBC", bad_keylen);
 	bad_case("wrong key length", "DES-EDE3-CBC", bad_keylen);
+	bad_case("wrong IV length", "AES-128-CBC", bad_ivlen);
+	bad_case("wrong IV length", "DES-EDE3-CFB", bad_ivlen);
 	bad_case("IV set before the key", "AES-128-CBC", bad_iv_before_key);
 	bad_case("IV set before the key", "DES-EDE3-CBC", bad_iv_before_key);
 	bad_case("IV set before the key", "AES-256-CTR", bad_iv_before_key);
