@@ -31,6 +31,10 @@ enum {
 	FB_CPU_VAES = 1u << 15,
 	FB_CPU_VPCLMUL = 1u << 16,
 	FB_CPU_AVX512BITALG = 1u << 17,
+	/* A property, not a feature: vpgatherdd is microcoded and slow (AMD
+	 * family 17h, Zen 1 and Zen 2). Kernels built on gathers can ask the
+	 * selection to pass them over here (fb_kernel.avoid_on). */
+	FB_CPU_SLOW_GATHER = 1u << 18,
 };
 
 /* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */
@@ -143,6 +147,9 @@ typedef struct fb_kernel {
 	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *tweak);
 	const fb_lanes *lanes; /* NULL: no multi-lane engine */
+	/* FB_CPU_* properties under which the default choice passes this
+	 * kernel over for the next in its list (it can still be forced). */
+	uint32_t avoid_on;
 } fb_kernel;
 
 /* Each family lists its implementations, NULL-terminated, in order of

@@ -41,7 +41,7 @@ static int runs_on(const fb_kernel *k, uint32_t cpu)
 static const fb_kernel *first_usable(const fb_kernel *const *list, uint32_t cpu, int need_ct)
 {
 	for (; *list; list++)
-		if (runs_on(*list, cpu) && (!need_ct || (*list)->constant_time))
+		if (runs_on(*list, cpu) && !(cpu & (*list)->avoid_on) && (!need_ct || (*list)->constant_time))
 			return *list;
 	return NULL;
 }
@@ -129,7 +129,7 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 	/* the first lane engine, in the parallel preference order, that pays */
 	for (const fb_kernel *const *k = fam->parallel; *k; k++) {
 		const fb_lanes *ln = (*k)->lanes;
-		if (ln && runs_on(*k, q->cpu) && (!need_ct || ln->constant_time) &&
+		if (ln && runs_on(*k, q->cpu) && !(q->cpu & (*k)->avoid_on) && (!need_ct || ln->constant_time) &&
 		    lanes_pay(ln, streams, blocks, one_key)) {
 			out->kernel = *k;
 			out->lanes = ln;

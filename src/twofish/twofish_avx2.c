@@ -304,6 +304,9 @@ const fb_kernel fb_twofish_avx2 = {
 	.decrypt = tf2_decrypt,
 	.ctr32 = tf2_ctr32,
 	.cbc_dec = tf2_cbc_dec,
+	/* 16 gathers per block step: on Zen 2 it loses to twofish/table
+	 * (docs/benchmarks.md) */
+	.avoid_on = FB_CPU_SLOW_GATHER,
 };
 
 #endif /* FB_X86 */
