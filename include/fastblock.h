@@ -241,6 +241,19 @@ int fb_mac_final(fb_mac_ctx *m, uint8_t *mac, size_t mac_len);
 int fb_kcv(const fb_cipher *c, const uint8_t *key, size_t key_len, int cmac, uint8_t *out,
 	   size_t out_len);
 
+/* Batches: n keys of key_len bytes each (keys[i]), for MACs each with its
+ * own message (in[i], in_len[i] bytes); results go to macs / out, mac_len
+ * / out_len bytes per key, in order. Every argument is checked, and the
+ * whole batch computed, before anything is written; the first error is
+ * returned. CBC-MAC, the retail MAC and zero-block KCVs of families with a
+ * multi-lane engine (DES, Triple-DES) run through fb_multi_crypt's lanes,
+ * many keys at once; other families and CMAC run one key at a time. */
+int fb_mac_batch(enum fb_mac_alg alg, const fb_cipher *c, size_t n, const uint8_t *const *keys,
+		 size_t key_len, enum fb_mac_pad pad, const uint8_t *const *in, const size_t *in_len,
+		 uint8_t *macs, size_t mac_len);
+int fb_kcv_batch(const fb_cipher *c, size_t n, const uint8_t *const *keys, size_t key_len, int cmac,
+		 uint8_t *out, size_t out_len);
+
 /* A random DES or Triple-DES key (len 8, 16 or 24) from the operating
  * system's random source, with odd parity, no weak or semi-weak part and
  * no two equal parts. FB_ERR_KEY_LENGTH, or FB_ERR_ARGUMENT if the random

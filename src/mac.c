@@ -361,3 +361,210 @@ int fb_des_random_key(uint8_t *key, size_t len)
 		fb_wipe(key, len);
 	return rc;
 }
+
+/* ---- batches: many keys, each with its own message ----------------------------------- */
+
+/* Bytes of the message after ISO/IEC 9797-1 padding method pad (1, 2, 3),
+ * or 0 for an empty message under method 1 (refused). */
+static size_t padded_len(enum fb_mac_pad pad, unsigned bs, size_t len)
+{
+	size_t whole = (len + bs - 1) / bs * bs;
+	if (pad == FB_MAC_PAD1)
+		return whole;
+	if (pad == FB_MAC_PAD2)
+		return len / bs * bs + bs;
+	return bs + whole; /* method 3: the length block, then method 1 */
+}
+
+static void pad_into(enum fb_mac_pad pad, unsigned bs, const uint8_t *in, size_t len, uint8_t *out)
+{
+	size_t at = 0;
+	if (pad == FB_MAC_PAD3) {
+		uint64_t bits = (uint64_t)len * 8;
+		memset(out, 0, bs);
+		for (unsigned i = 0; i < 8; i++)
+			out[bs - 1 - i] = (uint8_t)(bits >> (8 * i));
+		at = bs;
+	}
+	if (len)
+		memcpy(out + at, in, len);
+	size_t end = at + padded_len(pad == FB_MAC_PAD3 ? FB_MAC_PAD1 : pad, bs, len);
+	memset(out + at + len, 0, end - at - len);
+	if (pad == FB_MAC_PAD2)
+		out[at + len] = 0x80;
+}
+
+/* The scratch of a lane batch, one allocation. */
+typedef struct {
+	unsigned char *mem;
+	size_t size;
+	const uint8_t **kp, **ip;
+	uint8_t **op, **ivp, *ivs, *data;
+	size_t *len;
+} batch_mem;
+
+static int batch_alloc(batch_mem *b, size_t n, unsigned bs, size_t data)
+{
+	size_t ptrs = 5 * sizeof(void *) + sizeof(size_t) + bs;
+	if (n > (SIZE_MAX - data) / ptrs)
+		return FB_ERR_ARGUMENT;
+	b->size = n * ptrs + data;
+	b->mem = calloc(1, b->size ? b->size : 1);
+	if (!b->mem)
+		return FB_ERR_ARGUMENT;
+	b->kp = (const uint8_t **)(void *)b->mem;
+	b->ip = b->kp + n;
+	b->op = (uint8_t **)(void *)(b->ip + n);
+	b->ivp = b->op + n;
+	b->len = (size_t *)(void *)(b->ivp + n);
+	b->ivs = (uint8_t *)(b->len + n);
+	b->data = b->ivs + n * bs;
+	for (size_t i = 0; i < n; i++)
+		b->ivp[i] = b->ivs + i * bs;
+	return FB_OK;
+}
+
+static void batch_free(batch_mem *b)
+{
+	if (b->mem)
+		fb_wipe(b->mem, b->size);
+	free(b->mem);
+}
+
+/* One block per stream (b->ip), keys keys[i] + off, through CBC with a
+ * zero IV: E(K, x) forwards, D(K, x) backwards, into b->data (in place
+ * when b->ip points there); encryption leaves the result in b->ivs too. */
+static int lanes_one_block(const fb_cipher *cbc, enum fb_direction dir, size_t n,
+			   const uint8_t *const *keys, size_t off, batch_mem *b, unsigned bs)
+{
+	for (size_t i = 0; i < n; i++) {
+		b->kp[i] = keys[i] + off;
+		b->op[i] = b->data + i * bs;
+		b->len[i] = bs;
+	}
+	memset(b->ivs, 0, n * bs);
+	return fb_multi_crypt(cbc, FB_CBC, dir, n, b->kp, b->ivp, b->ip, b->op, b->len, NULL);
+}
+
+static int has_lanes(const fb_cipher *cbc)
+{
+	return cbc && fb_multi_crypt(cbc, FB_CBC, FB_ENCRYPT, 0, NULL, NULL, NULL, NULL, NULL, NULL) == FB_OK;
+}
+
+/* CBC-MAC or retail MAC of every message through the lane engines. */
+static int mac_batch_lanes(enum fb_mac_alg alg, const fb_cipher *cbc, size_t n, const uint8_t *const *keys,
+			   size_t key_len, enum fb_mac_pad pad, const uint8_t *const *in, const size_t *in_len,
+			   uint8_t *macs, size_t mac_len)
+{
+	unsigned bs = (unsigned)fb_cipher_block_size(cbc);
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!in_len[i] && pad == FB_MAC_PAD1)
+			return FB_ERR_DATA_LENGTH; /* method 1 needs at least one bit of data */
+		if (in_len[i] > SIZE_MAX / 2 - total - 2 * bs)
+			return FB_ERR_ARGUMENT;
+		total += padded_len(pad, bs, in_len[i]);
+	}
+	batch_mem b;
+	int rc = batch_alloc(&b, n, bs, total > n * bs ? total : n * bs);
+	if (rc)
+		return rc;
+	uint8_t *p = b.data;
+	for (size_t i = 0; i < n; i++) { /* padded copies, chained in place */
+		pad_into(pad, bs, in[i], in_len[i], p);
+		b.kp[i] = keys[i]; /* retail: K1, its first 8 bytes */
+		b.ip[i] = b.op[i] = p;
+		b.len[i] = padded_len(pad, bs, in_len[i]);
+		p += b.len[i];
+	}
+	rc = fb_multi_crypt(cbc, FB_CBC, FB_ENCRYPT, n, b.kp, b.ivp, b.ip, b.op, b.len, NULL);
+	if (!rc && alg == FB_MAC_RETAIL) { /* H -> E(K3, D(K2, H)), in place in data */
+		memcpy(b.data, b.ivs, n * bs);
+		for (size_t i = 0; i < n; i++)
+			b.ip[i] = b.data + i * bs;
+		rc = lanes_one_block(cbc, FB_DECRYPT, n, keys, 8, &b, bs);
+		if (!rc)
+			rc = lanes_one_block(cbc, FB_ENCRYPT, n, keys, key_len == 24 ? 16 : 0, &b, bs);
+	}
+	for (size_t i = 0; !rc && i < n; i++)
+		memcpy(macs + i * mac_len, b.ivs + i * bs, mac_len);
+	batch_free(&b);
+	return rc;
+}
+
+int fb_mac_batch(enum fb_mac_alg alg, const fb_cipher *c, size_t n, const uint8_t *const *keys,
+		 size_t key_len, enum fb_mac_pad pad, const uint8_t *const *in, const size_t *in_len,
+		 uint8_t *macs, size_t mac_len)
+{
+	int rc = check_args(alg, c, key_len, pad);
+	if (rc)
+		return rc;
+	if (!n)
+		return FB_OK;
+	if (!keys || !in || !in_len || !macs)
+		return FB_ERR_ARGUMENT;
+	for (size_t i = 0; i < n; i++)
+		if (!keys[i] || (!in[i] && in_len[i]))
+			return FB_ERR_ARGUMENT;
+	if (mac_len < 1 || mac_len > fb_cipher_block_size(c))
+		return FB_ERR_OUTPUT_SPACE;
+	if (n > SIZE_MAX / mac_len)
+		return FB_ERR_ARGUMENT;
+	const fb_cipher *cbc = alg == FB_MAC_RETAIL ? fb_cipher_by_name("des-cbc") : with_mode(c, "-cbc");
+	if (alg != FB_MAC_CMAC && has_lanes(cbc) && (alg == FB_MAC_RETAIL || key_len == fb_cipher_key_len(c)))
+		return mac_batch_lanes(alg, cbc, n, keys, key_len, pad, in, in_len, macs, mac_len);
+	/* one at a time, into scratch: nothing is written unless all succeed */
+	uint8_t *tmp = malloc(n * mac_len);
+	if (!tmp)
+		return FB_ERR_ARGUMENT;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = fb_mac(alg, c, keys[i], key_len, pad, in[i], in_len[i], tmp + i * mac_len, mac_len);
+	if (!rc)
+		memcpy(macs, tmp, n * mac_len);
+	fb_wipe(tmp, n * mac_len);
+	free(tmp);
+	return rc;
+}
+
+int fb_kcv_batch(const fb_cipher *c, size_t n, const uint8_t *const *keys, size_t key_len, int cmac,
+		 uint8_t *out, size_t out_len)
+{
+	static const uint8_t zero[16];
+	if (!c)
+		return FB_ERR_UNKNOWN_CIPHER;
+	size_t bs = fb_cipher_block_size(c);
+	if (!n)
+		return FB_OK;
+	if (!keys || !out)
+		return FB_ERR_ARGUMENT;
+	if (out_len < 1 || out_len > bs)
+		return FB_ERR_OUTPUT_SPACE;
+	for (size_t i = 0; i < n; i++)
+		if (!keys[i])
+			return FB_ERR_ARGUMENT;
+	const fb_cipher *cbc = with_mode(c, "-cbc");
+	if (cmac || !has_lanes(cbc) || key_len != fb_cipher_key_len(cbc)) {
+		const uint8_t **ins = malloc(n * sizeof *ins);
+		size_t *lens = malloc(n * sizeof *lens);
+		int rc = ins && lens ? FB_OK : FB_ERR_ARGUMENT;
+		for (size_t i = 0; !rc && i < n; i++)
+			ins[i] = zero, lens[i] = bs;
+		if (!rc)
+			rc = cmac ? fb_mac_batch(FB_MAC_CMAC, c, n, keys, key_len, FB_MAC_PAD_NONE, ins, lens, out, out_len)
+				  : fb_mac_batch(FB_MAC_CBC, c, n, keys, key_len, FB_MAC_PAD1, ins, lens, out, out_len);
+		free(ins);
+		free(lens);
+		return rc;
+	}
+	batch_mem b;
+	int rc = batch_alloc(&b, n, (unsigned)bs, n * bs);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		b.ip[i] = zero;
+	rc = lanes_one_block(cbc, FB_ENCRYPT, n, keys, 0, &b, (unsigned)bs);
+	for (size_t i = 0; !rc && i < n; i++)
+		memcpy(out + i * out_len, b.ivs + i * bs, out_len);
+	batch_free(&b);
+	return rc;
+}

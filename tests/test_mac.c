@@ -246,6 +246,71 @@ static void bad_input(void)
 	fb_mac_free(m);
 }
 
+
+/* Batches against single calls (fb_mac / fb_kcv, which the tests above
+ * hold against OpenSSL): every algorithm and padding, DES families (lane
+ * engines) and others (one at a time), batch sizes across a lane set. */
+#define BN 300
+static void batches(tu_rng *r)
+{
+	static uint8_t keys[BN][24], msgs[BN][80], got[BN * 16], want[BN * 16];
+	const uint8_t *kp[BN], *mp[BN];
+	size_t len[BN];
+	static const struct { const char *cipher; enum fb_mac_alg alg; size_t kl; } cs[] = {
+		{ "des-ede3-cbc", FB_MAC_CBC, 24 }, { "des-cbc", FB_MAC_CBC, 8 }, { "des-ede", FB_MAC_CBC, 16 },
+		{ "des-ede3", FB_MAC_RETAIL, 24 }, { "des-ede", FB_MAC_RETAIL, 16 }, { "aes-128-cbc", FB_MAC_CBC, 16 },
+		{ "des-ede3", FB_MAC_CMAC, 24 }, { "twofish-256-cbc", FB_MAC_CBC, 32 },
+	};
+	static const size_t ns[] = { 1, 5, 13, 40, 257, BN };
+	for (size_t i = 0; i < BN; i++)
+		kp[i] = keys[i], mp[i] = msgs[i];
+	for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
+		for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+			const fb_cipher *ci = fb_cipher_by_name(cs[c].cipher);
+			size_t n = ns[t], bs = fb_cipher_block_size(ci), ml = 1 + tu_below(r, bs);
+			enum fb_mac_pad pad = cs[c].alg == FB_MAC_CMAC ? FB_MAC_PAD_NONE : (enum fb_mac_pad)(1 + tu_below(r, 3));
+			for (size_t i = 0; i < n; i++) {
+				tu_fill(r, keys[i], 24);
+				len[i] = tu_below(r, 81);
+				if (pad == FB_MAC_PAD1 && !len[i])
+					len[i] = 1;
+				tu_fill(r, msgs[i], len[i]);
+			}
+			int rc = fb_mac_batch(cs[c].alg, ci, n, kp, cs[c].kl, pad, mp, len, got, ml), ok = 1;
+			for (size_t i = 0; i < n && ok; i++)
+				ok = !fb_mac(cs[c].alg, ci, keys[i], cs[c].kl, pad, msgs[i], len[i], want + i * ml, ml);
+			tu_check(&st, ok && !rc && !memcmp(got, want, n * ml), "fb_mac_batch %s alg %d pad %d, %zu keys",
+				 cs[c].cipher, (int)cs[c].alg, (int)pad, n);
+			int cmac = cs[c].alg == FB_MAC_CMAC;
+			rc = fb_kcv_batch(ci, n, kp, cs[c].kl, cmac, got, 3);
+			for (size_t i = 0; i < n && ok; i++)
+				ok = !fb_kcv(ci, keys[i], cs[c].kl, cmac, want + i * 3, 3);
+			tu_check(&st, ok && !rc && !memcmp(got, want, n * 3), "fb_kcv_batch %s cmac %d, %zu keys",
+				 cs[c].cipher, cmac, n);
+		}
+	/* one bad entry refuses the whole batch, and nothing is written */
+	const fb_cipher *tdes = fb_cipher_by_name("des-ede3-cbc");
+	for (size_t i = 0; i < 50; i++)
+		len[i] = 8;
+	len[37] = 0; /* empty under method 1 */
+	tu_canary(got, sizeof got);
+	tu_check(&st, fb_mac_batch(FB_MAC_CBC, tdes, 50, kp, 24, FB_MAC_PAD1, mp, len, got, 8) == FB_ERR_DATA_LENGTH,
+		 "batch with an empty message under method 1");
+	len[37] = 8;
+	kp[20] = NULL;
+	tu_check(&st, fb_mac_batch(FB_MAC_CBC, tdes, 50, kp, 24, FB_MAC_PAD1, mp, len, got, 8) == FB_ERR_ARGUMENT,
+		 "batch with a NULL key");
+	tu_check(&st, fb_kcv_batch(tdes, 50, kp, 24, 0, got, 3) == FB_ERR_ARGUMENT, "KCV batch with a NULL key");
+	kp[20] = keys[20];
+	tu_check(&st, fb_mac_batch(FB_MAC_CBC, tdes, 50, kp, 16, FB_MAC_PAD1, mp, len, got, 8) == FB_ERR_KEY_LENGTH,
+		 "batch with the wrong key length");
+	tu_check(&st, fb_kcv_batch(tdes, 50, kp, 16, 0, got, 3) == FB_ERR_KEY_LENGTH, "KCV batch, wrong key length");
+	tu_check(&st, fb_mac_batch(FB_MAC_CBC, tdes, 50, kp, 24, FB_MAC_PAD1, mp, len, got, 9) == FB_ERR_OUTPUT_SPACE,
+		 "batch MAC longer than the block");
+	tu_check(&st, fb_kcv_batch(tdes, 50, kp, 24, 0, got, 0) == FB_ERR_OUTPUT_SPACE, "KCV batch of 0 bytes");
+	tu_check(&st, tu_canary_intact(got, sizeof got), "a refused batch wrote output");
+}
+
 int main(void)
 {
 	double t0 = tu_now();
@@ -258,5 +323,6 @@ int main(void)
 	random_cbc_retail(&r);
 	kcv_and_keys(&r);
 	bad_input();
+	batches(&r);
 	return tu_finish(&st, "test_mac", tu_now() - t0);
 }
