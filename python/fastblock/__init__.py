@@ -223,7 +223,7 @@ class Cipher:
 
 def _is_arrow(records: Any) -> bool:
     t = type(records)
-    return t.__module__.startswith("pyarrow") and hasattr(records, "buffers")
+    return t.__module__.startswith("pyarrow") and (hasattr(records, "buffers") or hasattr(records, "combine_chunks"))
 
 
 def _batch(enc: bool, name: str, key_or_keys: Any, records: Any, ivs: Any, padding: Optional[str],
