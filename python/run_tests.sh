@@ -15,14 +15,30 @@ shift || true
 py="${PYTHON:-python3}"
 venv="$build/pyvenv"
 
+t0=$SECONDS
 rm -rf "$venv"
 "$py" -m venv "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install pytest hypothesis pycryptodome cryptography numpy pyarrow scikit-build-core
-# The extension's CMake build is kept in BUILD/skbuild between runs (the
-# venv is new each time; the compiled library objects need not be).
-"${pip[@]}" install --config-settings=build-dir="$build/skbuild" "$root"
-
+"${pip[@]}" install pytest hypothesis pycryptodome cryptography numpy pyarrow
+# The build requirements exactly as pyproject.toml declares them (so a
+# missing one fails here), then the package without build isolation: an
+# isolated build would make scikit-build-core discard its CMake cache, and
+# BUILD/skbuild keeps the compiled objects between runs (the venv is new
+# each time; the library need not be rebuilt).
+mapfile -t reqs < <("$venv/bin/python" - "$root/pyproject.toml" <<'PY'
+import sys
+try:
+    import tomllib
+except ImportError:  # Python < 3.11: the one requirement, by name
+    print("scikit-build-core")
+    sys.exit(0)
+with open(sys.argv[1], "rb") as f:
+    print("\n".join(tomllib.load(f)["build-system"]["requires"]))
+PY
+)
+"${pip[@]}" install "${reqs[@]}"
+"${pip[@]}" install --no-build-isolation --config-settings=build-dir="$build/skbuild" "$root"
+echo "python/run_tests.sh: venv and package ready in $((SECONDS - t0)) s"
 : "${FASTBLOCK_CLI:=$build/fastblock}"
 export FASTBLOCK_CLI FASTBLOCK_VECTORS="$root/tests/vectors"
 # From the build directory, so that python/fastblock in the source tree
