@@ -548,6 +548,7 @@ typedef struct {
 	size_t *out_cap;
 	size_t *out_len; /* result */
 	size_t bad;      /* the record an error is about */
+	const fb_cipher *ecb; /* the ECB name of the same cipher and key size, or NULL */
 } batch_job;
 
 /* Output room for one record: the one-shot bound. */
@@ -690,9 +691,76 @@ static int batch_loop(batch_job *j)
 	return FB_OK;
 }
 
+/* CBC decryption of many records under one key: P_j = D(C_j) xor C_(j-1)
+ * (C_(-1) = the record's IV), so every block of every record goes through
+ * one ECB call, keyed once and run by the widest kernel, and the chaining
+ * is an xor per block here. This is what a column of records under one key
+ * needs: a key schedule and a context per record would cost more than the
+ * decryption of a short record. */
+static int batch_cbc_decrypt_one_key(batch_job *j, const fb_cipher *ecb)
+{
+	size_t n = j->n, bs = fb_cipher_block_size(j->c), total = 0;
+	enum fb_padding pad = j->opt.padding == FB_PAD_DEFAULT ? FB_PAD_PKCS7 : j->opt.padding;
+	for (size_t i = 0; i < n; i++) {
+		j->bad = i;
+		if (!j->iv[i] || j->iv_len[i] != bs)
+			return FB_ERR_IV_LENGTH;
+		if (j->in_len[i] % bs || (pad != FB_PAD_NONE && !j->in_len[i]))
+			return FB_ERR_DATA_LENGTH;
+		total += j->in_len[i];
+	}
+	j->bad = SIZE_MAX;
+	uint8_t *buf = PyMem_RawMalloc(total + 1);
+	if (!buf)
+		return FB_ERR_ARGUMENT;
+	for (size_t i = 0, at = 0; i < n; i++) {
+		if (j->in_len[i])
+			memcpy(buf + at, j->in[i], j->in_len[i]);
+		at += j->in_len[i];
+	}
+	fb_options o = j->opt;
+	o.padding = FB_PAD_NONE;
+	size_t got = 0;
+	int rc = fb_decrypt(ecb, j->key[0], j->key_len[0], NULL, 0, buf, total, buf, total, &got, &o);
+	for (size_t i = 0, at = 0; rc == FB_OK && i < n; i++) {
+		const uint8_t *prev = j->iv[i], *c = j->in[i];
+		uint8_t *out = j->out[i];
+		size_t len = j->in_len[i];
+		for (size_t b = 0; b < len; b += bs) {
+			for (size_t k = 0; k < bs; k++)
+				out[b + k] = buf[at + b + k] ^ prev[k];
+			prev = c + b;
+		}
+		at += len;
+		j->out_len[i] = len;
+		if (pad != FB_PAD_NONE) {
+			long u = unpad_block(pad, out + len - bs, (unsigned)bs);
+			if (u < 0) {
+				j->bad = i;
+				rc = FB_ERR_BAD_PADDING;
+				break;
+			}
+			j->out_len[i] = len - bs + (size_t)u;
+		}
+	}
+	memset(buf, 0, total);
+	PyMem_RawFree(buf);
+	return rc;
+}
+
+static int one_key(const batch_job *j)
+{
+	for (size_t i = 1; i < j->n; i++)
+		if (j->key_len[i] != j->key_len[0] || (j->key[i] != j->key[0] && memcmp(j->key[i], j->key[0], j->key_len[0])))
+			return 0;
+	return 1;
+}
+
 static int batch_run(batch_job *j)
 {
 	j->bad = SIZE_MAX;
+	if (j->ecb && j->n && fb_cipher_mode(j->c) == FB_CBC && j->dir == FB_DECRYPT && one_key(j))
+		return batch_cbc_decrypt_one_key(j, j->ecb);
 	return multi_ok(j) ? batch_multi(j) : batch_loop(j);
 }
 
@@ -823,6 +891,17 @@ static int batch_setup(batch_args *b, PyObject *name, int enc, size_t n, PyObjec
 	if (!(j->c = cipher_arg(name)))
 		return -1;
 	j->dir = enc ? FB_ENCRYPT : FB_DECRYPT;
+	j->ecb = NULL;
+	if (fb_cipher_mode(j->c) == FB_CBC) {
+		char ecb[64];
+		const char *nm = fb_cipher_name(j->c);
+		size_t l = strlen(nm);
+		if (l > 4 && l < sizeof ecb && !strcmp(nm + l - 4, "-cbc")) {
+			memcpy(ecb, nm, l - 4);
+			memcpy(ecb + l - 4, "-ecb", 5);
+			j->ecb = fb_cipher_by_name(ecb);
+		}
+	}
 	if (options_arg(padding, impl, ct, strict, &j->opt) < 0)
 		return -1;
 	j->n = n;

@@ -45,14 +45,23 @@ def test_batch_equals_per_record_calls(name, per_key):
 
 
 @pytest.mark.parametrize("padding", ["none", "pkcs7", "iso9797-2"])
-def test_batch_3des_cbc_paddings(padding):
+@pytest.mark.parametrize("per_key", [False, True])
+@pytest.mark.parametrize("name", ["des-ede3-cbc", "aes-192-cbc", "des-ede-cbc"])
+def test_batch_cbc_paddings(name, per_key, padding):
+    """CBC with one key decrypts through one ECB call (the extension chains the
+    blocks); per-record keys through the multi-stream engine or record by record."""
     rng = random.Random(7)
+    bs = CIPHERS[name].block_size
     n = 600  # enough for the wide multi-stream engines
-    lens = [8 * rng.randint(0, 6) if padding == "none" else rng.randint(0, 50) for _ in range(n)]
-    keys, recs, ivs = make("des-ede3-cbc", n, True, rng, lens)
-    out = fastblock.batch_encrypt("des-ede3-cbc", keys, recs, ivs, padding)
-    assert out == [fastblock.encrypt("des-ede3-cbc", keys[i], recs[i], ivs[i], padding) for i in range(n)]
-    assert fastblock.batch_decrypt("des-ede3-cbc", keys, out, ivs, padding) == recs
+    lens = [bs * rng.randint(0, 6) if padding == "none" else rng.randint(0, 50) for _ in range(n)]
+    keys, recs, ivs = make(name, n, per_key, rng, lens)
+    key_of = (lambda i: keys[i]) if per_key else (lambda i: keys)
+    out = fastblock.batch_encrypt(name, keys, recs, ivs, padding)
+    assert out == [fastblock.encrypt(name, key_of(i), recs[i], ivs[i], padding) for i in range(n)]
+    assert fastblock.batch_decrypt(name, keys, out, ivs, padding) == recs
+    # the same key given per record (equal bytes objects) takes the one-key path too
+    if not per_key:
+        assert fastblock.batch_decrypt(name, [bytes(keys)] * n, out, ivs, padding) == recs
 
 
 def test_zero_records():
