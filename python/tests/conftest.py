@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, settings
 
 import fastblock
 
-# Modest example counts keep the suite within a minute or two on two cores; the
-# FB_PY_EXAMPLES environment variable raises them for a longer soak.
+# Modest example counts keep pytest near 20 s on two cores (fewer under
+# FB_QUICK=1, as `make test-masked` sets); FB_PY_EXAMPLES=N overrides.
 settings.register_profile(
     "fastblock",
-    max_examples=int(os.environ.get("FB_PY_EXAMPLES", "300")),
+    max_examples=int(os.environ.get("FB_PY_EXAMPLES", "100" if os.environ.get("FB_QUICK") else "300")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
