@@ -349,6 +349,17 @@ for kf in key.hex key.raw; do
 	run 0 "--key-file $kf" -- "$FB" enc --cipher des-ede3-cbc --key-file "$T/$kf" --iv $IV8 --in "$T/pw_in" --out "$T/kf_x"
 	same "$T/kf_x" "$T/kf_ref" "--key-file $kf"
 done
+# A key file that arrives in pieces (a pipe written in two parts) is read whole.
+run 0 "--key-file in two writes" -- "$FB" enc --cipher des-ede3-cbc --key-file <(printf '%s' ${K24:0:20}; sleep 0.2; printf '%s\n' ${K24:20}) --iv $IV8 --in "$T/pw_in" --out "$T/kf_x"
+same "$T/kf_x" "$T/kf_ref" "--key-file in two writes"
+# Files too long for any key are refused whole, never cut to a prefix: one of
+# exactly the reader's buffer size (2052 bytes), and hex text with a valid
+# 24-byte key in front of 4 KB more.
+head -c 2052 /dev/zero | tr '\0' 'a' >"$T/key.long"
+run 1 "--key-file of 2052 bytes" -- "$FB" enc --cipher aes-128-ctr --key-file "$T/key.long" --iv 000102030405060708090a0b0c0d0e0f --in "$T/pw_in" --out "$T/kf_y"
+{ printf '%s\n' $K24; head -c 4096 /dev/zero | tr '\0' '0'; } >"$T/key.trail"
+run 1 "--key-file with 4 KB after the key" -- "$FB" enc --cipher des-ede3-cbc --key-file "$T/key.trail" --iv $IV8 --in "$T/pw_in" --out "$T/kf_y"
+if [ -e "$T/kf_y" ]; then bad "a refused --key-file left an output file"; else ok; fi
 run 2 "--key and --pass together" -- "$FB" enc --cipher des-ede3-cbc --key $K24 --pass pass:x --iv $IV8 --in "$T/pw_in"
 
 # ---- output targets: never a clobbered file ------------------------------------

@@ -36,33 +36,67 @@ typedef struct {
 
 /* A key file holds the key as hex (one line) or as raw bytes. Hex is
  * taken when the trimmed text is hex of a length the cipher accepts. */
-static int read_key_file(const char *path, const fb_cipher *c, key_material *k)
+/* Reads all of a small file into buf (loops over short reads); a file that
+ * does not fit is refused rather than truncated. */
+static int slurp_small(const char *path, uint8_t *buf, size_t cap, size_t *len)
 {
-	uint8_t buf[2 * KEY_MAX + 4];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cli_fail(EXIT_IO, "--key-file %s: %s", path, strerror(errno));
-	ssize_t n = read(fd, buf, sizeof buf);
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return cli_fail(EXIT_IO, "--key-file %s: %s", path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == cap) { /* full: one more byte means too long */
+			uint8_t extra;
+			ssize_t more;
+			do
+				more = read(fd, &extra, 1);
+			while (more < 0 && errno == EINTR);
+			close(fd);
+			if (more != 0)
+				return cli_fail(EXIT_REFUSED, "--key-file %s: longer than any key", path);
+			*len = n;
+			return 0;
+		}
+	}
 	close(fd);
-	if (n < 0)
-		return cli_fail(EXIT_IO, "--key-file %s: %s", path, strerror(errno));
-	size_t t = (size_t)n;
+	*len = n;
+	return 0;
+}
+
+static int read_key_file(const char *path, const fb_cipher *c, key_material *k)
+{
+	uint8_t buf[2 * KEY_MAX + 4];
+	char text[sizeof buf + 1];
+	size_t n = 0;
+	int rc = slurp_small(path, buf, sizeof buf, &n);
+	if (rc)
+		return rc;
+	size_t t = n;
 	while (t && (buf[t - 1] == '\n' || buf[t - 1] == '\r' || buf[t - 1] == ' '))
 		t--;
-	char text[2 * KEY_MAX + 4];
 	memcpy(text, buf, t);
 	text[t] = 0;
 	uint8_t *hex = NULL;
 	size_t hl = 0;
-	int rc = 0;
 	size_t want = fb_cipher_key_len(c); /* 0: a variable-key name */
 	if (t == strlen(text) && !cli_parse_hex(text, &hex, &hl) && hl <= KEY_MAX &&
 	    (!want || hl == want)) {
 		memcpy(k->key, hex, hl);
 		k->kl = hl;
-	} else if ((size_t)n <= KEY_MAX) {
-		memcpy(k->key, buf, (size_t)n);
-		k->kl = (size_t)n;
+	} else if (n <= KEY_MAX) {
+		memcpy(k->key, buf, n);
+		k->kl = n;
 	} else {
 		rc = cli_fail(EXIT_REFUSED, "--key-file %s: longer than any key", path);
 	}
