@@ -2,7 +2,7 @@
 # Installs the Debian packages fastblock's build, tests and benchmark use.
 # Needs root (or sudo); prints the command otherwise.
 set -euo pipefail
-PKGS="build-essential cmake ninja-build python3 pkg-config valgrind libssl-dev libcrypto++-dev \
+PKGS="build-essential cmake ninja-build python3 python3-venv python3-dev pkg-config valgrind libssl-dev libcrypto++-dev \
 libgcrypt20-dev nettle-dev libbotan-2-dev libipsec-mb-dev python3-matplotlib openssl clang"
 missing=""
 for p in $PKGS; do

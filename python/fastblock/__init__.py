@@ -1,0 +1,273 @@
+"""fastblock: fast block ciphers (DES, Triple-DES, AES, RC6, MARS, Twofish, Serpent).
+
+Cipher names are those of the C library and the CLI (``fastblock list``):
+``des-cbc``, ``des-ede-cbc`` (two-key 3DES), ``des-ede3-cbc``, ``aes-128-ctr``,
+``twofish-256-xts``, ``serpent-192-cfb8``, ``rc6-128-ofb``, ``mars-256-ecb``.
+
+One-shot::
+
+    ct = fastblock.encrypt("aes-128-cbc", key, data, iv)      # PKCS#7 by default
+    pt = fastblock.decrypt("aes-128-cbc", key, ct, iv)
+
+Streaming (the same bytes for any split of the input)::
+
+    enc = fastblock.Cipher("des-ede3-cbc", key, iv).encryptor()
+    out = enc.update(part1) + enc.update(part2) + enc.finalize()
+
+Many independent messages in one call::
+
+    cts = fastblock.batch_encrypt("des-ede3-cbc", key, records, ivs=ivs)
+
+Errors raise subclasses of :class:`fastblock.Error` carrying the C library's
+code and message; nothing is returned on error. A context (encryptor or
+decryptor) must not be used by two threads at once; distinct contexts and all
+the module-level functions are thread-safe, and the GIL is released for inputs
+of ``NOGIL_MIN`` bytes or more.
+"""
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Sequence, Union
+
+from . import _fastblock
+from ._fastblock import (  # noqa: F401  (re-exported)
+    CipherContext,
+    NOGIL_MIN,
+    cpu_description,
+    decrypt,
+    des_check_parity,
+    des_is_weak_key,
+    des_set_parity,
+    encrypt,
+    library_version,
+    output_bound,
+    strerror,
+)
+
+__version__ = "0.1.0"
+
+Buffer = Union[bytes, bytearray, memoryview, Any]
+
+__all__ = [
+    "encrypt", "decrypt", "Cipher", "CipherContext", "batch_encrypt", "batch_decrypt",
+    "ciphers", "implementations", "cpu_description", "library_version", "output_bound",
+    "des_check_parity", "des_set_parity", "des_is_weak_key", "strerror", "NOGIL_MIN",
+    "CipherInfo", "ImplementationInfo",
+    "Error", "UnknownCipherError", "InvalidKeyError", "WeakKeyError", "IVLengthError",
+    "DataLengthError", "PaddingError", "ImplementationError", "StateError", "ArgumentError",
+]
+
+
+# ---- Errors -------------------------------------------------------------------
+
+class Error(Exception):
+    """A fastblock error: ``code`` is the C library's (negative) error code,
+    ``message`` its text (``fb_strerror``), ``where`` the cipher or record."""
+
+    def __init__(self, message: str, code: int = 0, where: Optional[str] = None):
+        super().__init__(message if where is None else f"{where}: {message}")
+        self.message = message
+        self.code = code
+        self.where = where
+
+
+class UnknownCipherError(Error, LookupError):
+    """No cipher or mode by that name (FB_ERR_UNKNOWN_CIPHER)."""
+
+
+class InvalidKeyError(Error, ValueError):
+    """Key refused: wrong length, equal XTS halves (FB_ERR_KEY_LENGTH, FB_ERR_XTS_KEYS)."""
+
+
+class WeakKeyError(InvalidKeyError):
+    """Weak or degenerate DES key refused under strict_keys (FB_ERR_WEAK_KEY)."""
+
+
+class IVLengthError(Error, ValueError):
+    """IV missing or of the wrong length (FB_ERR_IV_LENGTH)."""
+
+
+class DataLengthError(Error, ValueError):
+    """Data not a multiple of the block where the mode needs it, or too short (FB_ERR_DATA_LENGTH)."""
+
+
+class PaddingError(Error, ValueError):
+    """Padding check failed, or padding asked of a mode that has none
+    (FB_ERR_BAD_PADDING, FB_ERR_PADDING_MODE)."""
+
+
+class ImplementationError(Error):
+    """Implementation unknown, not run by this CPU, or not constant-time when
+    constant_time=True (FB_ERR_IMPL_UNAVAILABLE, FB_ERR_NOT_CONSTANT_TIME)."""
+
+
+class StateError(Error):
+    """Context already finalized (FB_ERR_STATE)."""
+
+
+class ArgumentError(Error, ValueError):
+    """Invalid argument, overlapping buffers or output space (FB_ERR_ARGUMENT,
+    FB_ERR_OVERLAP, FB_ERR_OUTPUT_SPACE)."""
+
+
+_fastblock._register_errors(Error, {
+    _fastblock.ERR_UNKNOWN_CIPHER: UnknownCipherError,
+    _fastblock.ERR_KEY_LENGTH: InvalidKeyError,
+    _fastblock.ERR_XTS_KEYS: InvalidKeyError,
+    _fastblock.ERR_WEAK_KEY: WeakKeyError,
+    _fastblock.ERR_IV_LENGTH: IVLengthError,
+    _fastblock.ERR_DATA_LENGTH: DataLengthError,
+    _fastblock.ERR_BAD_PADDING: PaddingError,
+    _fastblock.ERR_PADDING_MODE: PaddingError,
+    _fastblock.ERR_IMPL_UNAVAILABLE: ImplementationError,
+    _fastblock.ERR_NOT_CONSTANT_TIME: ImplementationError,
+    _fastblock.ERR_STATE: StateError,
+    _fastblock.ERR_ARGUMENT: ArgumentError,
+    _fastblock.ERR_OVERLAP: ArgumentError,
+    _fastblock.ERR_OUTPUT_SPACE: ArgumentError,
+})
+
+
+# ---- Catalogue -------------------------------------------------------------------
+
+class CipherInfo(NamedTuple):
+    """One cipher+mode name: key_len is the length the name implies (XTS: both keys)."""
+    name: str
+    family: str
+    mode: str
+    key_len: int
+    block_size: int
+    iv_len: int
+
+
+class ImplementationInfo(NamedTuple):
+    """One compiled implementation. constant_time: no secret-dependent branches
+    or memory addresses; supported: this CPU runs it; batch: natural batch in blocks."""
+    name: str
+    family: str
+    note: str
+    constant_time: bool
+    supported: bool
+    batch: int
+    cpu_needs: str
+
+    @property
+    def description(self) -> str:
+        ct = "constant-time" if self.constant_time else "NOT constant-time"
+        runs = "runs on this CPU" if self.supported else "not on this CPU"
+        return f"{self.name}: {self.note} ({ct}; {runs})"
+
+
+def ciphers() -> List[CipherInfo]:
+    """Every cipher+mode name the library knows (the catalogue of ``fastblock list``)."""
+    return [CipherInfo(*t) for t in _fastblock._ciphers()]
+
+
+def implementations() -> List[ImplementationInfo]:
+    """Every compiled implementation, with its constant-time flag and whether this CPU runs it."""
+    return [ImplementationInfo(*t) for t in _fastblock._implementations()]
+
+
+# ---- Streaming ---------------------------------------------------------------------
+
+class Cipher:
+    """A cipher+mode with its key, IV and options; makes streaming contexts.
+
+    ``Cipher(name, key, iv=None, padding=None, impl=None, constant_time=False,
+    strict_keys=False)``. The arguments are checked at once (a bad key or IV
+    raises here). ``encryptor()`` and ``decryptor()`` return new
+    :class:`CipherContext` objects with ``update``, ``update_into`` and
+    ``finalize``. The key is kept (as bytes) by this object; contexts wipe
+    their copy when finalized or freed.
+    """
+
+    __slots__ = ("name", "_key", "_iv", "padding", "impl", "constant_time", "strict_keys")
+
+    def __init__(self, name: str, key: Buffer, iv: Optional[Buffer] = None, padding: Optional[str] = None,
+                 impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False):
+        self.name = name
+        self._key = bytes(memoryview(key).cast("B")) if not isinstance(key, bytes) else key
+        self._iv = None if iv is None else (iv if isinstance(iv, bytes) else bytes(memoryview(iv).cast("B")))
+        self.padding = padding
+        self.impl = impl
+        self.constant_time = bool(constant_time)
+        self.strict_keys = bool(strict_keys)
+        self._new(True)  # raises on any bad argument
+
+    def _new(self, enc: bool) -> CipherContext:
+        return _fastblock._stream(self.name, enc, self._key, self._iv, self.padding, self.impl,
+                                  self.constant_time, self.strict_keys)
+
+    def encryptor(self) -> CipherContext:
+        """A new encryption context."""
+        return self._new(True)
+
+    def decryptor(self) -> CipherContext:
+        """A new decryption context."""
+        return self._new(False)
+
+    def encrypt(self, data: Buffer) -> bytes:
+        """One-shot encryption with this object's key, IV and options."""
+        return encrypt(self.name, self._key, data, self._iv, self.padding, impl=self.impl,
+                       constant_time=self.constant_time, strict_keys=self.strict_keys)
+
+    def decrypt(self, data: Buffer) -> bytes:
+        """One-shot decryption with this object's key, IV and options."""
+        return decrypt(self.name, self._key, data, self._iv, self.padding, impl=self.impl,
+                       constant_time=self.constant_time, strict_keys=self.strict_keys)
+
+    def __repr__(self) -> str:
+        return f"fastblock.Cipher({self.name!r}, padding={self.padding!r}, impl={self.impl!r})"
+
+
+# ---- Batches -------------------------------------------------------------------------
+
+def _is_arrow(records: Any) -> bool:
+    t = type(records)
+    return t.__module__.startswith("pyarrow") and (hasattr(records, "buffers") or hasattr(records, "combine_chunks"))
+
+
+def _batch(enc: bool, name: str, key_or_keys: Any, records: Any, ivs: Any, padding: Optional[str],
+           impl: Optional[str], constant_time: bool, strict_keys: bool) -> Any:
+    if not _is_arrow(records):
+        return _fastblock._batch(name, enc, key_or_keys, records, ivs, padding, impl, constant_time, strict_keys)
+    import pyarrow as pa  # only when given an Arrow array
+    arr = records
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_binary(arr.type):
+        width, out_type = 4, pa.binary()
+    elif pa.types.is_large_binary(arr.type):
+        width, out_type = 8, pa.large_binary()
+    else:
+        raise TypeError(f"records: a pyarrow Binary or LargeBinary array is needed, not {arr.type}")
+    if arr.null_count:
+        raise ValueError("records: the Arrow array has nulls (fill or drop them first)")
+    _validity, offsets, data = arr.buffers()
+    n = len(arr)
+    # the array may be a slice: its offsets start at arr.offset
+    off_view = memoryview(offsets)[arr.offset * width:(arr.offset + n + 1) * width] if n else b"\0" * (2 * width)
+    data_view = memoryview(data) if data is not None else b""
+    out_data, out_offsets = _fastblock._batch_flat(name, enc, key_or_keys, data_view, off_view, width, n, ivs,
+                                                   padding, impl, constant_time, strict_keys)
+    return pa.Array.from_buffers(out_type, n, [None, pa.py_buffer(out_offsets), pa.py_buffer(out_data)])
+
+
+def batch_encrypt(name: str, key_or_keys: Any, records: Any, ivs: Any = None, padding: Optional[str] = None, *,
+                  impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False) -> Any:
+    """Encrypts many independent messages in one call.
+
+    ``key_or_keys``: one key for all records, or a sequence of one key per record.
+    ``records``: a sequence of bytes-like objects (returns a list of bytes), or a
+    pyarrow Binary/LargeBinary array (read in place; returns an array of the same type).
+    ``ivs``: one IV per record (a sequence), one IV for all, or None for ECB.
+    DES and Triple-DES in CBC, CFB and OFB run through the multi-stream engine
+    (``fb_multi_crypt``), other ciphers record by record in C. The GIL is released.
+    On any error nothing is returned; the exception names the record.
+    """
+    return _batch(True, name, key_or_keys, records, ivs, padding, impl, constant_time, strict_keys)
+
+
+def batch_decrypt(name: str, key_or_keys: Any, records: Any, ivs: Any = None, padding: Optional[str] = None, *,
+                  impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False) -> Any:
+    """Decrypts many independent messages in one call (see :func:`batch_encrypt`)."""
+    return _batch(False, name, key_or_keys, records, ivs, padding, impl, constant_time, strict_keys)

@@ -1,0 +1,1 @@
+"""Drop-in shapes of other libraries' APIs over fastblock (see pycryptodome)."""
