@@ -266,32 +266,11 @@ TGT static void ctr256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 	fb_store32_be(ctr + 4, lo);
 }
 
-static void ctr_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
-{
-	uint8_t buf[8 * 16];
-	while (n) {
-		size_t m = n < 16 ? n : 16;
-		uint32_t lo = fb_load32_be(ctr + 4);
-		for (size_t i = 0; i < m; i++) {
-			memcpy(buf + 8 * i, ctr, 4);
-			fb_store32_be(buf + 8 * i + 4, lo + (uint32_t)i);
-		}
-		fb_des_table.encrypt(ks->table_ks, buf, buf, m);
-		for (size_t i = 0; i < 8 * m; i++)
-			out[i] = in[i] ^ buf[i];
-		fb_store32_be(ctr + 4, lo + (uint32_t)m);
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
-	}
-	fb_wipe(buf, sizeof buf);
-}
-
 static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	const des_bs_ks *ks = ksp;
 	if (use_table(ks, n))
-		ctr_table(ks, out, in, n, ctr);
+		fb_des_table_ctr32(ks->table_ks, out, in, n, ctr);
 	else if (n)
 		ctr256(ks, out, in, n, ctr);
 }
@@ -316,24 +295,11 @@ TGT static void cbcdec256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 	memcpy(iv, &chain, 8);
 }
 
-static void cbcdec_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	uint8_t c[8], p[8];
-	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
-		memcpy(c, in, 8);
-		fb_des_table.decrypt(ks->table_ks, p, c, 1);
-		for (int j = 0; j < 8; j++)
-			out[j] = p[j] ^ iv[j];
-		memcpy(iv, c, 8);
-	}
-	fb_wipe(p, sizeof p);
-}
-
 static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
 	const des_bs_ks *ks = ksp;
 	if (use_table(ks, n))
-		cbcdec_table(ks, out, in, n, iv);
+		fb_des_table_cbc_dec(ks->table_ks, out, in, n, iv);
 	else if (n)
 		cbcdec256(ks, out, in, n, iv);
 }

@@ -632,32 +632,11 @@ TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 }
 
 /* The generic CTR of the table kernel, for short runs of the +table kernel. */
-static void ctr_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
-{
-	uint8_t buf[8 * 16];
-	while (n) {
-		size_t m = n < 16 ? n : 16;
-		uint32_t lo = fb_load32_be(ctr + 4);
-		for (size_t i = 0; i < m; i++) {
-			memcpy(buf + 8 * i, ctr, 4);
-			fb_store32_be(buf + 8 * i + 4, lo + (uint32_t)i);
-		}
-		fb_des_table.encrypt(ks->table_ks, buf, buf, m);
-		for (size_t i = 0; i < 8 * m; i++)
-			out[i] = in[i] ^ buf[i];
-		fb_store32_be(ctr + 4, lo + (uint32_t)m);
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
-	}
-	fb_wipe(buf, sizeof buf);
-}
-
 static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	const des_bs_ks *ks = ksp;
 	if (use_table(ks, n))
-		ctr_table(ks, out, in, n, ctr);
+		fb_des_table_ctr32(ks->table_ks, out, in, n, ctr);
 	else if (n)
 		ctr512(ks, out, in, n, ctr);
 }
@@ -684,24 +663,11 @@ TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 		fb_des_gfni_cbc_dec(&ks->gf, out, in, n, iv);
 }
 
-static void cbcdec_table(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	uint8_t c[8], p[8];
-	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
-		memcpy(c, in, 8);
-		fb_des_table.decrypt(ks->table_ks, p, c, 1);
-		for (int j = 0; j < 8; j++)
-			out[j] = p[j] ^ iv[j];
-		memcpy(iv, c, 8);
-	}
-	fb_wipe(p, sizeof p);
-}
-
 static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
 	const des_bs_ks *ks = ksp;
 	if (use_table(ks, n))
-		cbcdec_table(ks, out, in, n, iv);
+		fb_des_table_cbc_dec(ks->table_ks, out, in, n, iv);
 	else if (n)
 		cbcdec512(ks, out, in, n, iv);
 }

@@ -14,6 +14,10 @@
 #endif
 
 extern const fb_kernel fb_des_table;
+/* des/table's fused steps (the kernel contract's ctr32 and cbc_dec), which
+ * the "+table" kernels also use for their short runs. */
+void fb_des_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr);
+void fb_des_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 
 /* The round keys of one DES key in des/table's form: 16 pairs (KX, KY). */
 void fb_des_table_schedule(uint32_t rk[32], const uint8_t key[8]);
