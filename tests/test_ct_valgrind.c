@@ -602,11 +602,13 @@ static int check_multi_long(void)
 	return bad;
 }
 
-/* The modelled kernels: the DES AVX-512 ones (above) and aes/vaes-avx2
- * (ct_model_vaes.c: VAES as AES-NI on each lane), when valgrind's CPU
+/* The modelled kernels: the DES AVX-512 ones (above), aes/vaes-avx2
+ * (ct_model_vaes.c: VAES as AES-NI on each lane) and rc6/avx512
+ * (ct_model_avx512.c: the AVX-512 intrinsics in C), when valgrind's CPU
  * runs what the model runs on. */
 const fb_kernel *ct_model_vaes_avx2(void);
-#define MAXMODELS 4
+const fb_kernel *ct_model_rc6_avx512_kernel(void);
+#define MAXMODELS 8
 static const fb_kernel *models[MAXMODELS];
 static size_t nmodels;
 
@@ -616,6 +618,8 @@ static void models_init(void)
 	models[nmodels++] = &ct_model_des_gfni_avx512;
 	if (ct_model_vaes_avx2())
 		models[nmodels++] = ct_model_vaes_avx2();
+	if (ct_model_rc6_avx512_kernel())
+		models[nmodels++] = ct_model_rc6_avx512_kernel();
 }
 
 static const fb_kernel *model_by_name(const char *name)
