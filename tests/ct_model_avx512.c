@@ -1,16 +1,19 @@
 /*
- * rc6/avx512 for the valgrind constant-time check (test_ct_valgrind.c).
+ * rc6/avx512 and serpent/avx512 for the valgrind constant-time check
+ * (test_ct_valgrind.c).
  *
  * Valgrind decodes no AVX-512. This file stands in for <immintrin.h>: it
  * defines the vector types and the intrinsics rc6_avx512.c (with
- * block128_simd.h) uses, in plain C, then compiles that file unchanged.
+ * block128_simd.h) and serpent_bs_avx512.c use, in plain C, then compiles
+ * those files unchanged.
  * The model has no branch and no memory address that depends on vector
  * contents (byte shuffles select with masks, rotations shift by the
  * count), as the instructions have none; so memcheck, run on the model,
- * checks the kernel's own code: its control flow, its tails and the
- * addresses of its loads and stores. Masks are public here (lengths and
- * constants), as they are in the kernel. The kernel's short runs go to
- * rc6/avx2, which valgrind runs natively.
+ * checks the kernels' own code: their control flow, their tails and the
+ * addresses of their loads and stores. Masks are public here (lengths and
+ * constants), as they are in the kernels. rc6/avx512's short runs go to
+ * rc6/avx2, serpent/avx512's single blocks to the portable code, which
+ * valgrind runs natively.
  *
  * The target attributes are dropped (FB_TARGET defined empty) so that the
  * compiler emits no AVX-512 instruction for the model; the real header is
@@ -159,7 +162,105 @@ static inline __m512i _mm512_shuffle_epi8(__m512i a, __m512i idx)
 	return r;
 }
 
-/* ---- the modelled kernel ---------------------------------------------------------- */
+/* ---- what serpent/avx512 adds ---- */
+
+static inline __m512i _mm512_setzero_si512(void)
+{
+	__m512i r;
+	memset(&r, 0, sizeof r);
+	return r;
+}
+static inline __m512i _mm512_setr_epi32(int e0, int e1, int e2, int e3, int e4, int e5, int e6, int e7,
+					int e8, int e9, int e10, int e11, int e12, int e13, int e14,
+					int e15)
+{
+	return _mm512_set_epi32(e15, e14, e13, e12, e11, e10, e9, e8, e7, e6, e5, e4, e3, e2, e1, e0);
+}
+/* k is public (a length): only the selected words are read or written */
+static inline __m512i _mm512_maskz_loadu_epi32(__mmask16 k, const void *p)
+{
+	return _mm512_mask_loadu_epi32(_mm512_setzero_si512(), k, p);
+}
+static inline void _mm512_mask_storeu_epi32(void *p, __mmask16 k, __m512i a)
+{
+	for (int i = 0; i < 16; i++)
+		if (k >> i & 1)
+			memcpy((uint8_t *)p + 4 * i, &a.d[i], 4);
+}
+static inline __m512i _mm512_slli_epi32(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 16; i++)
+		a.d[i] = n > 31 ? 0 : a.d[i] << n; /* n is a constant */
+	return a;
+}
+/* vpalignr on dwords: (a:b) >> 32n, the low 16 words */
+static inline __m512i _mm512_alignr_epi32(__m512i a, __m512i b, int n)
+{
+	__m512i r;
+	for (int i = 0; i < 16; i++)
+		r.d[i] = i + n < 16 ? b.d[i + n] : a.d[i + n - 16];
+	return r;
+}
+/* vpternlogd: bit j of the result is bit (a_j b_j c_j) of imm (a constant) */
+static inline uint32_t ct_model_tern(uint32_t a, uint32_t b, uint32_t c, int imm)
+{
+	uint32_t r = 0;
+	for (int k = 0; k < 8; k++)
+		if (imm >> k & 1)
+			r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
+	return r;
+}
+static inline __m512i _mm512_ternarylogic_epi32(__m512i a, __m512i b, __m512i c, int imm)
+{
+	for (int i = 0; i < 16; i++)
+		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
+	return a;
+}
+
+static inline void _mm_storeu_si128(__m128i *p, __m128i a)
+{
+	memcpy(p, &a, sizeof a);
+}
+static inline __m128i _mm_cvtsi32_si128(int v)
+{
+	__m128i r = { .d = { (uint32_t)v, 0, 0, 0 } };
+	return r;
+}
+static inline int _mm_cvtsi128_si32(__m128i a)
+{
+	return (int)a.d[0];
+}
+static inline __m128i _mm_set1_epi32(int v)
+{
+	__m128i r = { .d = { (uint32_t)v, (uint32_t)v, (uint32_t)v, (uint32_t)v } };
+	return r;
+}
+static inline __m128i _mm_xor_si128(__m128i a, __m128i b)
+{
+	for (int i = 0; i < 4; i++)
+		a.d[i] ^= b.d[i];
+	return a;
+}
+static inline __m128i _mm_rol_epi32(__m128i a, int n)
+{
+	for (int i = 0; i < 4; i++)
+		a.d[i] = ct_model_rol(a.d[i], (uint32_t)n);
+	return a;
+}
+static inline __m128i _mm_slli_epi32(__m128i a, int n)
+{
+	for (int i = 0; i < 4; i++)
+		a.d[i] = n > 31 ? 0 : a.d[i] << n;
+	return a;
+}
+static inline __m128i _mm_ternarylogic_epi32(__m128i a, __m128i b, __m128i c, int imm)
+{
+	for (int i = 0; i < 4; i++)
+		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
+	return a;
+}
+
+/* ---- the modelled kernels ---------------------------------------------------------- */
 
 #include "../src/internal.h"
 
@@ -169,6 +270,16 @@ static inline __m512i _mm512_shuffle_epi8(__m512i a, __m512i idx)
 
 #define fb_rc6_avx512 ct_model_rc6_avx512
 #include "../src/rc6/rc6_avx512.c"
+#undef TGT
+#define fb_serpent_avx512 ct_model_serpent_avx512
+#include "../src/serpent/serpent_bs_avx512.c"
+
+/* serpent/avx512 needs nothing natively beyond the model */
+const fb_kernel *ct_model_serpent_avx512_kernel(void);
+const fb_kernel *ct_model_serpent_avx512_kernel(void)
+{
+	return &ct_model_serpent_avx512;
+}
 
 /* The modelled kernel, or NULL when the CPU valgrind presents lacks AVX2
  * (the kernel's short runs go to rc6/avx2). */
@@ -180,6 +291,11 @@ const fb_kernel *ct_model_rc6_avx512_kernel(void)
 #else
 const fb_kernel *ct_model_rc6_avx512_kernel(void);
 const fb_kernel *ct_model_rc6_avx512_kernel(void)
+{
+	return NULL;
+}
+const fb_kernel *ct_model_serpent_avx512_kernel(void);
+const fb_kernel *ct_model_serpent_avx512_kernel(void)
 {
 	return NULL;
 }
