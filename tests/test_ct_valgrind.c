@@ -604,11 +604,13 @@ static int check_multi_long(void)
 
 /* The modelled kernels: the DES AVX-512 ones (above), aes/vaes-avx2
  * (ct_model_vaes.c: VAES as AES-NI on each lane), rc6/avx512 and
- * serpent/avx512 (ct_model_avx512.c: the AVX-512 intrinsics in C), when valgrind's CPU
+ * serpent/avx512 (ct_model_avx512.c: the AVX-512 intrinsics in C) and
+ * aes/vaes-avx512 (ct_model_vaes512.c: also the AES rounds in C), when valgrind's CPU
  * runs what the model runs on. */
 const fb_kernel *ct_model_vaes_avx2(void);
 const fb_kernel *ct_model_rc6_avx512_kernel(void);
 const fb_kernel *ct_model_serpent_avx512_kernel(void);
+const fb_kernel *ct_model_vaes_avx512_kernel(void);
 #define MAXMODELS 8
 static const fb_kernel *models[MAXMODELS];
 static size_t nmodels;
@@ -623,6 +625,8 @@ static void models_init(void)
 		models[nmodels++] = ct_model_rc6_avx512_kernel();
 	if (ct_model_serpent_avx512_kernel())
 		models[nmodels++] = ct_model_serpent_avx512_kernel();
+	if (ct_model_vaes_avx512_kernel())
+		models[nmodels++] = ct_model_vaes_avx512_kernel();
 }
 
 static const fb_kernel *model_by_name(const char *name)
