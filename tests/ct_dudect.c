@@ -583,7 +583,8 @@ static int run_controls(long n, double need)
 		run_test(&t, n, &r);
 		report(&t, &r);
 		if (ctl[i].leaks && !(r.t > need)) {
-			printf("ct_dudect: %s not detected: |t| %.2f <= %.2f\n", ctl[i].name, r.t, need);
+			fprintf(json_out == stdout ? stderr : stdout, "ct_dudect: %s not detected: |t| %.2f <= %.2f\n",
+				ctl[i].name, r.t, need);
 			missed++;
 		}
 	}
@@ -726,14 +727,15 @@ int main(int argc, char **argv)
 			rc = run_row(fam, cip, info.name, &o);
 		}
 	}
+	FILE *sum = json_out == stdout ? stderr : stdout; /* keep JSON on stdout clean */
 	if (json_out) {
 		fprintf(json_out, "\n]}\n");
 		if (json_out != stdout)
 			fclose(json_out);
 	}
-	printf("ct_dudect: %d tests, %d with max|t| > %.2f, %d rows refused here; leaking controls missed: %d\n",
+	fprintf(sum, "ct_dudect: %d tests, %d with max|t| > %.2f, %d rows refused here; leaking controls missed: %d\n",
 	       n_rows, n_over, cfg.threshold, n_refused, missed);
-	printf("ct_dudect: largest |t|: constant-time rows %.2f, des/table (not constant-time) %.2f (neither asserted)\n",
+	fprintf(sum, "ct_dudect: largest |t|: constant-time rows %.2f, des/table (not constant-time) %.2f (neither asserted)\n",
 	       max_t_ct, max_t_ref);
 	fb_ctx_free(ctx);
 	if (rc)
