@@ -618,8 +618,8 @@ int main(int argc, char **argv)
 			errno = 0;
 			cfg.n = strtol(v, &end, 10);
 			n_given = 1;
-			if (errno || *end || cfg.n < 1000) {
-				fprintf(stderr, "ct_dudect: --n wants a number >= 1000\n");
+			if (errno || *end || cfg.n < 5000) {
+				fprintf(stderr, "ct_dudect: --n wants a number >= 5000 (the t-tests need 1,000 per class)\n");
 				return 2;
 			}
 			a++;
