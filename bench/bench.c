@@ -34,10 +34,12 @@
 #include "bench.h"
 #include "bench_peer.h"
 #include "bench_timing.h"
+#include "json.h"
 
 #include "fastblock.h"
 
 #include <fnmatch.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,21 +109,18 @@ static void rng_fill(uint64_t *s, uint8_t *p, size_t n)
 	}
 }
 
-static int is_des_family(const char *f)
+/* 1 if fb_multi_crypt serves the cipher's family (asked of the library:
+ * an empty call checks the family and the mode only). */
+static int has_multi(const fb_cipher *c)
 {
-	return strstr(f, "des") != NULL;
-}
-
-static int same_family(const char *a, const char *b)
-{
-	return !strcmp(a, b) || (is_des_family(a) && is_des_family(b));
+	return fb_multi_crypt(c, FB_CBC, FB_ENCRYPT, 0, NULL, NULL, NULL, NULL, NULL, NULL) == FB_OK;
 }
 
 static bench_alg alg_of(const fb_cipher *c)
 {
 	bench_alg a;
 	a.name = fb_cipher_name(c);
-	a.family = is_des_family(fb_cipher_family(c)) ? "des" : fb_cipher_family(c);
+	a.family = fb_cipher_family(c);
 	a.mode = (int)fb_cipher_mode(c);
 	a.key_len = fb_cipher_key_len(c);
 	a.block = fb_cipher_block_size(c);
@@ -142,33 +141,6 @@ typedef struct row {
 	const char *parallel_impl, *serial_impl;
 	int constant_time; /* -1: not applicable */
 } row;
-
-static void json_str(const char *s)
-{
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void json_num(double v, int valid)
-{
-	if (valid)
-		printf("%.6g", v);
-	else
-		fputs("null", stdout);
-}
 
 /* Speed figures from a tick count for bytes bytes. */
 static void figures(const bench *b, const row *r, double ticks, double *mbs, double *cpb, double *cpblk)
@@ -679,7 +651,7 @@ static void bench_case(bench *b, const fb_cipher *c, enum fb_direction dir)
 	cd.ref_err = fb_oneshot(c, dir, NULL, cd.keys[0], cd.iv, cd.check_in, CHECK_BYTES,
 				cd.check_ref, sizeof(cd.check_ref));
 
-	const int is_multi = is_des_family(cd.alg.family) && cd.alg.mode == BM_CBC;
+	const int is_multi = has_multi(c) && cd.alg.mode == BM_CBC;
 	if (is_multi)
 		cd.multi_ref_err = multi_reference(&cd); /* ipsec-mb is checked against it too */
 
@@ -688,7 +660,7 @@ static void bench_case(bench *b, const fb_cipher *c, enum fb_direction dir)
 		measure_fastblock_impl(b, &cd, NULL, NULL);
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++) {
-		if (!info.supported || !same_family(info.family, fb_cipher_family(c)))
+		if (!info.supported || strcmp(info.family, fb_cipher_family(c)))
 			continue;
 		if (only && strcasecmp(only, info.name))
 			continue;
@@ -865,75 +837,83 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+static int bad_value(const char *opt, const char *v, const char *want)
+{
+	fprintf(stderr, "fastblock speed: bad %s %s (%s)\n", opt, v, want);
+	return -1;
+}
+
 static int parse_args(opts *o, int argc, char **argv)
 {
+	enum { O_PEERS = 256, O_PEER, O_JSON, O_INFO, O_QUIET, O_CHECK, O_CIPHER, O_IMPL, O_SIZE, O_OP,
+	       O_SECONDS, O_SEED };
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },         { "peers", no_argument, NULL, O_PEERS },
+		{ "json", no_argument, NULL, O_JSON },       { "info", no_argument, NULL, O_INFO },
+		{ "quiet", no_argument, NULL, O_QUIET },     { "check-only", no_argument, NULL, O_CHECK },
+		{ "cipher", required_argument, NULL, O_CIPHER }, { "peer", required_argument, NULL, O_PEER },
+		{ "impl", required_argument, NULL, O_IMPL }, { "size", required_argument, NULL, O_SIZE },
+		{ "op", required_argument, NULL, O_OP },     { "seconds", required_argument, NULL, O_SECONDS },
+		{ "seed", required_argument, NULL, O_SEED }, { NULL, 0, NULL, 0 },
+	};
 	memset(o, 0, sizeof(*o));
 	o->ops = 3;
 	o->seconds = 0.1;
 	o->seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "--peers")) {
-			o->peers = 1;
-		} else if (!strcmp(a, "--json")) {
-			o->json = 1;
-		} else if (!strcmp(a, "--info")) {
-			o->info = 1;
-		} else if (!strcmp(a, "--quiet")) {
-			o->quiet = 1;
-		} else if (!strcmp(a, "--check-only")) {
-			o->check_only = 1;
-		} else if (!v) {
-			fprintf(stderr, "fastblock speed: %s needs a value\n", a);
-			return -1;
-		} else if (!strcmp(a, "--cipher")) {
+	optind = 0; /* a fresh scan, whatever parsed argv before */
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+		char *end;
+		switch (ch) {
+		case 'h': usage(stdout); exit(0);
+		case O_PEERS: o->peers = 1; break;
+		case O_JSON: o->json = 1; break;
+		case O_INFO: o->info = 1; break;
+		case O_QUIET: o->quiet = 1; break;
+		case O_CHECK: o->check_only = 1; break;
+		case O_CIPHER:
 			if (o->n_ciphers == MAX_LIST)
-				return -1;
-			o->ciphers[o->n_ciphers++] = v;
-			i++;
-		} else if (!strcmp(a, "--peer")) {
+				return bad_value("--cipher", optarg, "too many");
+			o->ciphers[o->n_ciphers++] = optarg;
+			break;
+		case O_PEER:
 			if (o->n_peer_names == MAX_LIST)
-				return -1;
+				return bad_value("--peer", optarg, "too many");
 			o->peers = 1;
-			o->peer_names[o->n_peer_names++] = v;
-			i++;
-		} else if (!strcmp(a, "--impl")) {
-			o->impl = v;
-			i++;
-		} else if (!strcmp(a, "--size")) {
-			if (o->n_sizes == MAX_LIST || parse_size(v, &o->sizes[o->n_sizes])) {
-				fprintf(stderr, "fastblock speed: bad size %s (1 .. 1048576)\n", v);
-				return -1;
-			}
+			o->peer_names[o->n_peer_names++] = optarg;
+			break;
+		case O_IMPL: o->impl = optarg; break;
+		case O_SIZE:
+			if (o->n_sizes == MAX_LIST || parse_size(optarg, &o->sizes[o->n_sizes]))
+				return bad_value("--size", optarg, "1 .. 1048576, at most 16 sizes");
 			o->n_sizes++;
-			i++;
-		} else if (!strcmp(a, "--op")) {
-			o->ops = !strcmp(v, "encrypt") ? 1 : !strcmp(v, "decrypt") ? 2
-				 : !strcmp(v, "both")  ? 3 : 0;
-			if (!o->ops) {
-				fprintf(stderr, "fastblock speed: --op encrypt|decrypt|both\n");
-				return -1;
-			}
-			i++;
-		} else if (!strcmp(a, "--seconds")) {
-			char *end;
-			o->seconds = strtod(v, &end);
-			if (*end || !(o->seconds > 0) || o->seconds > 60) {
-				fprintf(stderr, "fastblock speed: bad --seconds %s\n", v);
-				return -1;
-			}
-			i++;
-		} else if (!strcmp(a, "--seed")) {
-			o->seed = strtoull(v, NULL, 0);
-			i++;
-		} else {
-			fprintf(stderr, "fastblock speed: unknown option %s\n", a);
+			break;
+		case O_OP:
+			o->ops = !strcmp(optarg, "encrypt") ? 1 : !strcmp(optarg, "decrypt") ? 2
+				 : !strcmp(optarg, "both") ? 3 : 0;
+			if (!o->ops)
+				return bad_value("--op", optarg, "encrypt, decrypt or both");
+			break;
+		case O_SECONDS:
+			o->seconds = strtod(optarg, &end);
+			if (*end || !(o->seconds > 0) || o->seconds > 60)
+				return bad_value("--seconds", optarg, "0 < S <= 60");
+			break;
+		case O_SEED:
+			o->seed = strtoull(optarg, &end, 0);
+			if (*end || end == optarg)
+				return bad_value("--seed", optarg, "a number");
+			break;
+		default:
+			fprintf(stderr, "fastblock speed: unknown option or missing value: %s\n",
+				argv[optind - 1]);
 			return -1;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fastblock speed: unexpected argument %s\n", argv[optind]);
+		return -1;
 	}
 	if (!o->n_sizes) {
 		static const size_t def[] = { 16, 64, 1024, 8192, 65536 };

@@ -3,13 +3,9 @@
  * and one-shot calls, error texts, DES key helpers.
  */
 #include <stdlib.h>
-#include <strings.h>
 #include "modes/modes.h"
-
-int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-		     const uint8_t *in, size_t in_len);
-int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
-size_t fb_update_out_len(const fb_state *s, size_t in_len);
+#include "select.h"
+#include "des/des_keys.h"
 
 const char *fb_strerror(int err)
 {
@@ -98,143 +94,36 @@ void fb_des_set_parity(uint8_t *key, size_t len)
 
 int fb_des_is_weak_key(const uint8_t key[8])
 {
-	/* FIPS 74 / SP 800-67: 4 weak and 12 semi-weak keys (odd parity form). */
-	static const uint8_t weak[16][8] = {
-		{ 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01 },
-		{ 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE },
-		{ 0xE0, 0xE0, 0xE0, 0xE0, 0xF1, 0xF1, 0xF1, 0xF1 },
-		{ 0x1F, 0x1F, 0x1F, 0x1F, 0x0E, 0x0E, 0x0E, 0x0E },
-		{ 0x01, 0xFE, 0x01, 0xFE, 0x01, 0xFE, 0x01, 0xFE },
-		{ 0xFE, 0x01, 0xFE, 0x01, 0xFE, 0x01, 0xFE, 0x01 },
-		{ 0x1F, 0xE0, 0x1F, 0xE0, 0x0E, 0xF1, 0x0E, 0xF1 },
-		{ 0xE0, 0x1F, 0xE0, 0x1F, 0xF1, 0x0E, 0xF1, 0x0E },
-		{ 0x01, 0xE0, 0x01, 0xE0, 0x01, 0xF1, 0x01, 0xF1 },
-		{ 0xE0, 0x01, 0xE0, 0x01, 0xF1, 0x01, 0xF1, 0x01 },
-		{ 0x1F, 0xFE, 0x1F, 0xFE, 0x0E, 0xFE, 0x0E, 0xFE },
-		{ 0xFE, 0x1F, 0xFE, 0x1F, 0xFE, 0x0E, 0xFE, 0x0E },
-		{ 0x01, 0x1F, 0x01, 0x1F, 0x01, 0x0E, 0x01, 0x0E },
-		{ 0x1F, 0x01, 0x1F, 0x01, 0x0E, 0x01, 0x0E, 0x01 },
-		{ 0xE0, 0xFE, 0xE0, 0xFE, 0xF1, 0xFE, 0xF1, 0xFE },
-		{ 0xFE, 0xE0, 0xFE, 0xE0, 0xFE, 0xF1, 0xFE, 0xF1 },
-	};
-	if (!key)
-		return 0;
-	for (int w = 0; w < 16; w++) {
-		int same = 1;
-		for (int i = 0; i < 8; i++)
-			same &= ((key[i] ^ weak[w][i]) & 0xFE) == 0;
-		if (same)
-			return 1;
-	}
-	return 0;
+	return key ? fb_des_weak(key) : 0;
 }
 
-/* 1 if n bytes of a and b agree under mask; no early exit, so the time
- * does not tell how much of two secret keys matches. */
-static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n, uint8_t mask)
+/* 1 if n bytes of a and b agree; no early exit, so the time does not tell
+ * how much of two secret keys matches. */
+static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	unsigned d = 0;
 	for (size_t i = 0; i < n; i++)
-		d |= (unsigned)(a[i] ^ b[i]) & mask;
+		d |= (unsigned)(a[i] ^ b[i]);
 	return d == 0;
 }
 
-static int des_same_key(const uint8_t *a, const uint8_t *b)
-{
-	return same_bytes(a, b, 8, 0xFE);
-}
-
-/* Strict mode: no weak DES key, no EDE that collapses to single DES. */
-static int des_strict_check(const uint8_t *key, size_t len)
-{
-	for (size_t i = 0; i < len; i += 8)
-		if (fb_des_is_weak_key(key + i))
-			return FB_ERR_WEAK_KEY;
-	if (len >= 16 && des_same_key(key, key + 8))
-		return FB_ERR_WEAK_KEY;
-	if (len == 24 && des_same_key(key + 8, key + 16))
-		return FB_ERR_WEAK_KEY;
-	return FB_OK;
-}
-
 /* ---- kernel choice ------------------------------------------------------------ */
-
-/* The implementation named for this family: opt->impl, else the entry of
- * FASTBLOCK_IMPL (comma-separated names) that belongs to the family. */
-static const char *forced_name(const fb_family *fam, const fb_options *opt, char *buf, size_t cap)
-{
-	if (opt && opt->impl)
-		return opt->impl;
-	const char *env = fb_env_impl();
-	size_t flen = strlen(fam->name);
-	while (env && *env) {
-		const char *end = strchr(env, ',');
-		size_t n = end ? (size_t)(end - env) : strlen(env);
-		if (n > flen && n < cap && !strncasecmp(env, fam->name, flen) && env[flen] == '/') {
-			memcpy(buf, env, n);
-			buf[n] = 0;
-			return buf;
-		}
-		env = end ? end + 1 : NULL;
-	}
-	return NULL;
-}
-
-static const fb_kernel *first_usable(const fb_kernel *const *list, int need_ct)
-{
-	for (; *list; list++)
-		if (fb_kernel_supported(*list) && (!need_ct || (*list)->constant_time))
-			return *list;
-	return NULL;
-}
-
-/* Whether the mode calls the parallel kernel (block_modes.c): ECB, CTR and
- * XTS, CBC and CFB decryption (and CBC decryption's padding look-ahead).
- * The serial chains alone (CBC, CFB, CFB8 encryption, OFB, CFB8) do not. */
-static int uses_parallel(const fb_state *s)
-{
-	switch (s->mode) {
-	case FB_ECB:
-	case FB_CTR:
-	case FB_XTS:
-		return 1;
-	case FB_CBC:
-	case FB_CFB:
-		return !s->encrypt;
-	default:
-		return 0;
-	}
-}
 
 /* len_hint: the whole message's length when the caller knows it (one-shot
  * calls), else SIZE_MAX. */
 static int choose_kernels(fb_state *s, const fb_options *opt, size_t len_hint)
 {
-	const fb_family *fam = s->c->family;
-	int need_ct = opt && (opt->flags & FB_FLAG_CONSTANT_TIME);
-	char buf[64];
-	const char *name = forced_name(fam, opt, buf, sizeof buf);
-	if (name) {
-		const fb_kernel *k = fb_kernel_by_name(name);
-		if (!k || strcmp(k->family, fam->name) || !fb_kernel_supported(k))
-			return FB_ERR_IMPL_UNAVAILABLE;
-		if (need_ct && !k->constant_time)
-			return FB_ERR_NOT_CONSTANT_TIME;
-		s->par = s->ser = k;
-		return FB_OK;
-	}
-	s->par = first_usable(fam->parallel, need_ct);
-	s->ser = first_usable(fam->serial, need_ct);
-	if (!s->ser)
-		s->ser = first_usable(fam->parallel, need_ct);
-	if (!s->par || !s->ser)
-		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
-	/* no key schedule for a kernel the context will never call */
-	if (fam->small && len_hint <= fam->small_max && fb_kernel_supported(fam->small) &&
-	    (!need_ct || fam->small->constant_time))
-		s->par = s->ser = fam->small;
-	else if (!uses_parallel(s))
-		s->par = s->ser;
+	fb_selection_query q = {
+		s->c->family, s->mode, s->encrypt, len_hint, opt ? opt->flags : 0u,
+		fb_cpu_features(), opt ? opt->impl : NULL,
+	};
+	fb_selection sel;
+	int rc = fb_select(&q, &sel);
+	if (rc)
+		return rc;
+	s->par = sel.par;
+	s->ser = sel.ser;
+	s->wide = sel.wide;
 	return FB_OK;
 }
 
@@ -274,22 +163,6 @@ static int set_keys(fb_ctx *ctx, fb_state *s, const uint8_t *key, size_t key_len
 	return FB_OK;
 }
 
-int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len)
-{
-	if (!opt)
-		return FB_OK;
-	if ((unsigned)opt->padding > FB_PAD_ISO9797_M2)
-		return FB_ERR_ARGUMENT;
-	if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
-	    c->mode != FB_ECB && c->mode != FB_CBC)
-		return FB_ERR_PADDING_MODE;
-	if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
-		return FB_ERR_ARGUMENT;
-	if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family == &fb_family_des)
-		return des_strict_check(key, key_len);
-	return FB_OK;
-}
-
 static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_len,
 			   const uint8_t *iv, size_t iv_len, const fb_options *opt)
 {
@@ -303,7 +176,7 @@ static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_le
 		return FB_ERR_IV_LENGTH;
 	/* IEEE 1619 needs two independent keys; equal halves make the tweak
 	 * key the data key, and OpenSSL refuses them too. */
-	if (c->mode == FB_XTS && same_bytes(key, key + key_len / 2, key_len / 2, 0xFF))
+	if (c->mode == FB_XTS && same_bytes(key, key + key_len / 2, key_len / 2))
 		return FB_ERR_XTS_KEYS;
 	return fb_options_check(c, opt, key, key_len);
 }

@@ -42,8 +42,8 @@ enum {
 uint32_t fb_cpu_features(void);
 /* The environment variable FASTBLOCK_IMPL, read once (NULL if unset). */
 const char *fb_env_impl(void);
-/* The checks of fb_options that every entry point shares (api.c): padding
- * value and mode, known flags, and strict DES keys for key (may be NULL
+/* The checks of fb_options that every entry point shares (registry.c): padding
+ * value and mode, known flags, and the family's strict keys for key (may be NULL
  * with key_len 0 to check the rest). */
 int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len);
 /* Names of the feature bits set in f, space separated, into buf. */
@@ -77,6 +77,49 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *      encrypted tweak of the first block and is advanced past the last
  *      (ciphertext stealing stays in the mode layer).
  */
+/* ---- Multi-lane engines (fb_multi_crypt, src/modes/multi.c) ---------------
+ *
+ * Many independent streams, each with its own key and chaining value,
+ * one per lane of a wide kernel. A job lists the streams; the drive layer
+ * (src/modes/multi.c) checks every argument first, sorts the streams by
+ * length, longest first, and hands out lane sets.
+ *
+ * Lane step contract (fb_lanes):
+ *  - setkeys() fills ks (keys_size bytes, 64-byte aligned) with the keys
+ *    of lanes 0..nl-1 (keys[l], keylen bytes each; nl <= max_lanes).
+ *  - step() runs one block per lane: in and out hold nl blocks (lane l at
+ *    l * block size), the cipher forwards (dec 0) or backwards (dec 1).
+ *    The drive layer does the chaining, the gathering and the scattering.
+ *  - run() (optional, instead of setkeys/step): a fused engine that runs a
+ *    whole lane set, chaining included, with scratch_size bytes of 64-byte
+ *    aligned scratch that the caller wipes.
+ *  - The engine pays only for sets of at least min_lanes streams and
+ *    min_work[one schedule ? 0 : 1] lane-blocks (streams x blocks of the
+ *    longest); the selection (src/select.c) falls through to the next. */
+typedef struct fb_lane_job {
+	enum fb_mode mode; /* FB_CBC, FB_CFB or FB_OFB */
+	int enc;
+	size_t keylen;
+	unsigned block_size;
+	const uint8_t *const *keys;
+	uint8_t *const *ivs;
+	const uint8_t *const *in;
+	uint8_t *const *out;
+	const size_t *len;
+} fb_lane_job;
+
+typedef struct fb_lanes {
+	unsigned max_lanes;
+	int constant_time;
+	size_t min_lanes;
+	size_t min_work[2];
+	size_t keys_size;
+	void (*setkeys)(void *ks, const uint8_t *const *keys, size_t keylen, size_t nl);
+	void (*step)(const void *ks, uint8_t *out, const uint8_t *in, size_t nl, int dec);
+	size_t scratch_size;
+	void (*run)(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch);
+} fb_lanes;
+
 typedef struct fb_kernel {
 	const char *name;     /* "des/table", "aes/aesni", ... */
 	const char *family;   /* "des", "aes", "rc6", "mars", "twofish", "serpent" */
@@ -99,6 +142,7 @@ typedef struct fb_kernel {
 			uint8_t *tweak);
 	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *tweak);
+	const fb_lanes *lanes; /* NULL: no multi-lane engine */
 } fb_kernel;
 
 /* Each family lists its implementations, NULL-terminated, in order of
@@ -115,6 +159,11 @@ typedef struct fb_family {
 	 * would cost more than they save. */
 	const fb_kernel *small;
 	size_t small_max;
+	/* Cipher facts: the key lengths (bytes, one cipher key) the
+	 * specification allows, and for FB_FLAG_STRICT_KEYS the keys it
+	 * refuses (NULL: none; returns an FB_ERR_* code or FB_OK). */
+	int (*key_ok)(size_t len);
+	int (*strict_check)(const uint8_t *key, size_t len);
 } fb_family;
 
 extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_mars,

@@ -12,24 +12,6 @@ static const fb_family *const families[] = {
 };
 #define NFAM (sizeof families / sizeof *families)
 
-/* Key lengths (bytes) each family accepts, as min..max in steps. */
-static int family_key_ok(const fb_family *f, size_t len)
-{
-	if (f == &fb_family_des)
-		return len == 8 || len == 16 || len == 24;
-	if (f == &fb_family_aes || f == &fb_family_twofish)
-		return len == 16 || len == 24 || len == 32;
-	if (f == &fb_family_serpent)
-		return len >= 1 && len <= 32; /* the spec pads short keys */
-	if (f == &fb_family_rc6) /* an empty key is a key everyone knows */
-		return len >= 1 && len <= 255;
-	if (f == &fb_family_mars)
-		return len >= 16 && len <= 56 && len % 4 == 0;
-	return 0;
-}
-
-#define M_ALL64 "ecb", "cbc", "cfb", "cfb8", "ofb", "ctr"
-static const char *const mode_names[] = { "ecb", "cbc", "cfb", "cfb8", "ofb", "ctr", "xts" };
 
 /* All names, built from families x key sizes x modes. */
 #define C(name, fam, mode, klen) { name, &fb_family_##fam, mode, klen }
@@ -98,11 +80,6 @@ size_t fb_cipher_iv_len(const fb_cipher *c)
 	return !c || c->mode == FB_ECB ? 0 : c->family->block_size;
 }
 
-const char *fb_mode_name(enum fb_mode m)
-{
-	return (unsigned)m < sizeof mode_names / sizeof *mode_names ? mode_names[m] : "?";
-}
-
 int fb_cipher_key_ok(const fb_cipher *c, size_t len)
 {
 	if (c->mode == FB_XTS) {
@@ -112,7 +89,24 @@ int fb_cipher_key_ok(const fb_cipher *c, size_t len)
 	}
 	if (c->key_len)
 		return len == c->key_len;
-	return family_key_ok(c->family, len);
+	return c->family->key_ok(len);
+}
+
+/* The option checks every entry point shares (declared in internal.h). */
+int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len)
+{
+	if (!opt)
+		return FB_OK;
+	if ((unsigned)opt->padding > FB_PAD_ISO9797_M2)
+		return FB_ERR_ARGUMENT;
+	if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
+	    c->mode != FB_ECB && c->mode != FB_CBC)
+		return FB_ERR_PADDING_MODE;
+	if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
+		return FB_ERR_ARGUMENT;
+	if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family->strict_check)
+		return c->family->strict_check(key, key_len);
+	return FB_OK;
 }
 
 /* ---- kernels ----------------------------------------------------------- */

@@ -11,6 +11,5 @@ struct fb_cipher {
 };
 
 int fb_cipher_key_ok(const fb_cipher *c, size_t len);
-const char *fb_mode_name(enum fb_mode m);
 
 #endif

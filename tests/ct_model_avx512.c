@@ -4,7 +4,7 @@
  *
  * Valgrind decodes no AVX-512. ct_model_avx512.h stands in for
  * <immintrin.h>: it defines the vector types and the intrinsics
- * rc6_avx512.c (with block128_simd.h) and serpent_bs_avx512.c use, in plain
+ * rc6_avx512.c (with block128_simd.h) and serpent_avx512.c use, in plain
  * C; this file then compiles those files unchanged.
  * The model has no branch and no memory address that depends on vector
  * contents (byte shuffles select with masks, rotations shift by the
@@ -33,7 +33,7 @@
 #include "../src/rc6/rc6_avx512.c"
 #undef TGT
 #define fb_serpent_avx512 ct_model_serpent_avx512
-#include "../src/serpent/serpent_bs_avx512.c"
+#include "../src/serpent/serpent_avx512.c"
 
 /* serpent/avx512 needs nothing natively beyond the model */
 const fb_kernel *ct_model_serpent_avx512_kernel(void);

@@ -101,3 +101,9 @@ if(OpenSSL_FOUND)
   target_link_libraries(test_mac PRIVATE fastblock_static OpenSSL::Crypto)
   add_test(NAME mac COMMAND test_mac)
 endif()
+
+# The implementation choice for every machine class, cipher, mode and direction.
+add_executable(test_dispatch test_dispatch.c)
+target_link_libraries(test_dispatch PRIVATE fastblock_static)
+add_test(NAME dispatch COMMAND test_dispatch)
+set_tests_properties(dispatch PROPERTIES SKIP_RETURN_CODE 77)

@@ -25,7 +25,7 @@
  *
  * Without arguments: every constant-time DES kernel this CPU (as valgrind
  * presents it) runs, plus the two modelled AVX-512 kernels and the
- * multi-stream API (fb_multi_crypt, des_multi.c) over both modelled engines.
+ * multi-stream API (fb_multi_crypt, src/modes/multi.c) over both modelled engines.
  * family:NAME: every constant-time kernel of that family valgrind runs, and
  * the family's models (other families: setkey and every step - encrypt,
  * decrypt and the fused CTR, CBC and XTS steps - against the family's
@@ -238,6 +238,7 @@ static inline __m512i _mm512_movm_epi32(__mmask16 k)
 #define fb_des_bs512_gather ct_model_bs512_gather
 #define fb_des_bs512_scatter ct_model_bs512_scatter
 #define fb_multi_crypt ct_model_multi_crypt
+#define fb_des_bs512_lanes ct_model_bs512_lanes
 #define fb_des_gfni_avx512 ct_model_des_gfni_avx512
 #define fb_des_gfni_ecb ct_model_gfni_ecb
 #define fb_des_gfni_ctr ct_model_gfni_ctr
@@ -247,7 +248,30 @@ static inline __m512i _mm512_movm_epi32(__mmask16 k)
 #define fb_des_bs_words_gfni ct_model_bs_words_gfni
 #include "../src/des/des_gfni_avx512.c"
 #include "../src/des/des_bs_avx512.c"
-#include "../src/des/des_multi.c"
+#define fb_select_lanes ct_model_select_lanes
+#include "../src/des/des_bs_avx512_lanes.c"
+#include "../src/modes/multi.c"
+
+/* The multi-stream drive layer above asks for its engine here: the
+ * modelled kernel named in the options, which runs on any CPU; any other
+ * name (the reference, des/table) as the library would choose. */
+#undef fb_select_lanes
+int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
+		    fb_lane_choice *out);
+int ct_model_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
+			  fb_lane_choice *out)
+{
+	const fb_kernel *k = NULL;
+	if (q->forced && !strcmp(q->forced, "des/bs-avx512"))
+		k = &ct_model_des_bs_avx512;
+	else if (q->forced && !strcmp(q->forced, "des/gfni-avx512"))
+		k = &ct_model_des_gfni_avx512;
+	if (!k)
+		return fb_select_lanes(q, streams, blocks, one_key, out);
+	out->kernel = k;
+	out->lanes = k->lanes;
+	return FB_OK;
+}
 
 /* ---- the check ---------------------------------------------------------------------------- */
 
@@ -548,7 +572,7 @@ static int check_multi(const char *engine)
 }
 
 /* Long streams through the modelled 512-lane engine: lane groups start a
- * cache line or more apart there (des_multi.c, skews), which the short
+ * cache line or more apart there (des_bs_avx512_lanes.c, skews), which the short
  * streams above do not reach. CBC both ways and OFB, keys, IVs and data
  * undefined, against des/table on defined copies. */
 #define ML 12
@@ -668,6 +692,11 @@ static int check_family(const char *family, int *ran)
 	bad += check_multi("des/gfni-avx512");
 	bad += check_multi_long();
 	*ran += 3;
+	/* des/bs-avx2's lane engine, natively (valgrind decodes AVX2) */
+	if (fb_kernel_supported(fb_kernel_by_name("des/bs-avx2"))) {
+		bad += check_multi("des/bs-avx2");
+		++*ran;
+	}
 	return bad;
 }
 

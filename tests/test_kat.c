@@ -335,13 +335,13 @@ int main(int argc, char **argv)
 			 * kernel hands to its narrow path: run them for the default
 			 * choice and the one-block kernels (all of them unless quick). */
 			fb_impl_info ki;
-			int narrow = 0;
+			int narrow = 0, portable = 0;
 			for (size_t i = 0; impls[k] && fb_impl_at(i, &ki) == FB_OK; i++)
-				if (!strcmp(ki.name, impls[k]))
+				if (!strcmp(ki.name, impls[k])) {
 					narrow = ki.batch <= 1;
-			int mct = !impls[k] || (narrow && (!quick || strstr(impls[k], "table") ||
-					strstr(impls[k], "portable") || strstr(impls[k], "ct64") ||
-					strstr(impls[k], "bitslice")));
+					portable = !*ki.cpu_needs; /* needs no CPU feature */
+				}
+			int mct = !impls[k] || (narrow && (!quick || portable));
 			run_ctx rc = { impls[k], mct, 0, 0, 0, &why };
 			int n = kat_read(argv[a], on_record, &rc);
 			if (n < 0) {

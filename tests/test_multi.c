@@ -2,7 +2,7 @@
  * fb_multi_crypt against single-stream results: n = 1..40 streams (and a
  * few larger n that fill the 512-lane engine, short and long), different lengths per
  * stream, DES / two-key / three-key EDE, CBC / CFB / OFB, both directions,
- * every engine (default choice, des/bs-avx512, des/gfni-avx512 and a
+ * every engine (default choice, des/bs-avx512, des/gfni-avx512, des/bs-avx2 and a
  * block kernel when this CPU runs them), in place and out of place; the
  * returned IVs against the last chaining value; argument errors, each with
  * the check that nothing was written.
@@ -206,12 +206,12 @@ int main(void)
 	static const char *const fams[3] = { "des", "des-ede", "des-ede3" };
 	static const size_t klens[3] = { 8, 16, 24 };
 	static const enum fb_mode modes[3] = { FB_CBC, FB_CFB, FB_OFB };
-	static const char *const forced[3] = { "des/bs-avx512", "des/gfni-avx512", "des/table" };
-	const char *impls[4] = { NULL };
-	int nimpl = 1, lacking[3] = { 1, 1, 1 };
+	static const char *const forced[4] = { "des/bs-avx512", "des/gfni-avx512", "des/bs-avx2", "des/table" };
+	const char *impls[5] = { NULL };
+	int nimpl = 1, lacking[4] = { 1, 1, 1, 1 };
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			if (!strcmp(info.name, forced[k]) && info.supported) {
 				impls[nimpl++] = forced[k];
 				lacking[k] = 0;
@@ -228,10 +228,11 @@ int main(void)
 				for (int k = 1; k < nimpl; k++) {
 					one_run(fams[f], klens[f], modes[m], dir, 30, 200, impls[k], 0);
 					one_run(fams[f], klens[f], modes[m], dir, 5, 100, impls[k], 1);
+					one_run(fams[f], klens[f], modes[m], dir, 257, 24, impls[k], d);
 				}
 				one_run(fams[f], klens[f], modes[m], dir, quick ? 130 : 700, 80, NULL, 0);
 				/* long streams: the 512-lane engine starts lane groups
-				 * some cache lines apart (des_multi.c, BS_SKEW_MAX) */
+				 * some cache lines apart (des_bs_avx512_lanes.c, BS_SKEW_MAX) */
 				one_run(fams[f], klens[f], modes[m], dir, quick ? 100 : 520, quick ? 1100 : 3300, NULL,
 					d);
 			}
@@ -240,9 +241,9 @@ int main(void)
 		printf(" %s", impls[k] ? impls[k] : "auto");
 	printf(")\n");
 	printf("test_multi: skipped:");
-	if (nimpl == 4)
+	if (nimpl == 5)
 		printf(" none");
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		if (lacking[k])
 			printf(" %s (not on this CPU)", forced[k]);
 	printf("\n");

@@ -23,4 +23,11 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_aes = { "aes", 16, parallel, serial, NULL, 0 };
+static int key_ok(size_t len)
+{
+	return len == 16 || len == 24 || len == 32;
+}
+
+const fb_family fb_family_aes = {
+	.name = "aes", .block_size = 16, .parallel = parallel, .serial = serial, .key_ok = key_ok,
+};

@@ -261,6 +261,94 @@ static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 	}
 }
 
+/* ---- XTS ------------------------------------------------------------------- */
+
+/* Both lanes' tweaks times alpha (see aes_aesni.c's xts_mul_alpha). */
+INLINE TGT __m256i xts_mul_alpha_y(__m256i t)
+{
+	const __m256i poly = _mm256_set_epi32(0, 1, 0, 0x87, 0, 1, 0, 0x87);
+	__m256i c = _mm256_and_si256(_mm256_shuffle_epi32(_mm256_srai_epi32(t, 31), 0x13), poly);
+	return _mm256_xor_si256(_mm256_add_epi64(t, t), c);
+}
+
+/* Both lanes' tweaks times alpha^e, 1 <= e <= 56: the 128-bit shift by
+ * e, and the e bits shifted out of the top reduced by x^128 = x^7 + x^2 +
+ * x + 1 (h ^ h<<1 ^ h<<2 ^ h<<7, which cannot overflow for e <= 56). No
+ * chain of doublings, so the tweaks of a pass come out in parallel. */
+INLINE TGT __m256i xts_mul_alpha_e(__m256i t, int e)
+{
+	__m256i out = _mm256_slli_epi64(t, e), top = _mm256_srli_epi64(t, 64 - e);
+	__m256i h = _mm256_srli_si256(top, 8); /* out of qword 1: reduce into qword 0 */
+	out = _mm256_xor_si256(out, _mm256_slli_si256(top, 8)); /* qword 0 into qword 1 */
+	h = _mm256_xor_si256(_mm256_xor_si256(h, _mm256_slli_epi64(h, 1)),
+			     _mm256_xor_si256(_mm256_slli_epi64(h, 2), _mm256_slli_epi64(h, 7)));
+	return _mm256_xor_si256(out, h);
+}
+
+/* 2 * nz blocks; *t holds the tweaks of the first two, and on return of
+ * the next two (register j's pair is the first times alpha^2j). */
+INLINE TGT void xts_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz, __m256i *t,
+			 int dir)
+{
+	__m256i x[8], tw[8];
+	tw[0] = *t;
+	EACH(nz - 1, tw[j + 1] = xts_mul_alpha_e(*t, 2 * (j + 1)));
+	*t = xts_mul_alpha_e(*t, 2 * nz);
+	EACH(nz, x[j] = _mm256_xor_si256(LOADY(in, j), tw[j]));
+	if (dir)
+		dec_y(k, nr, x, nz);
+	else
+		enc_y(k, nr, x, nz);
+	EACH(nz, STOREY(out, j, _mm256_xor_si256(x[j], tw[j])));
+}
+
+/* Whole registers only; returns with n < 2 and tweak[] advanced. */
+INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
+		       uint8_t *tweak, int dir, int nr)
+{
+	uint8_t *out = *outp;
+	const uint8_t *in = *inp;
+	size_t n = *np;
+	__m256i k[15];
+	__m256i t = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tweak));
+	t = _mm256_blend_epi32(t, xts_mul_alpha_y(t), 0xF0); /* (T, T alpha) */
+	load_keys(k, dir ? ks->dk : ks->ek, nr);
+	for (; n >= 16; n -= 16, in += 256, out += 256)
+		xts_pass(k, nr, out, in, 8, &t, dir);
+	if (n >= 8) {
+		xts_pass(k, nr, out, in, 4, &t, dir);
+		n -= 8, in += 128, out += 128;
+	}
+	if (n >= 4) {
+		xts_pass(k, nr, out, in, 2, &t, dir);
+		n -= 4, in += 64, out += 64;
+	}
+	if (n >= 2) {
+		xts_pass(k, nr, out, in, 1, &t, dir);
+		n -= 2, in += 32, out += 32;
+	}
+	_mm_storeu_si128((__m128i *)tweak, _mm256_castsi256_si128(t));
+	*outp = out, *inp = in, *np = n;
+}
+
+static TGT void xts_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n >= 2)
+		BY_ROUNDS(ks, xts_nr, ks, &out, &in, &n, tweak, 0);
+	if (n)
+		fb_aes_ni_xts_enc(ks, out, in, n, tweak);
+}
+
+static TGT void xts_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (n >= 2)
+		BY_ROUNDS(ks, xts_nr, ks, &out, &in, &n, tweak, 1);
+	if (n)
+		fb_aes_ni_xts_dec(ks, out, in, n, tweak);
+}
+
 const fb_kernel fb_aes_vaes_avx2 = {
 	.name = "aes/vaes-avx2",
 	.family = "aes",
@@ -269,13 +357,15 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.constant_time = 1,
 	.batch = 16,
 	.ks_size = sizeof(fb_aes_x86_ks),
-	.note = "256-bit VAES, 8 x 2 blocks interleaved, fused CTR and CBC-dec (constant time)",
+	.note = "256-bit VAES, 8 x 2 blocks interleaved, fused CTR, CBC-dec and XTS (constant time)",
 	.setkey = fb_aes_ni_setkey,
 	.encrypt = encrypt,
 	.decrypt = decrypt,
 	.ctr32 = ctr32,
 	.cbc_dec = cbc_dec,
 	.cbc_enc = fb_aes_ni_cbc_enc,
+	.xts_enc = xts_enc,
+	.xts_dec = xts_dec,
 };
 
 #endif /* FB_X86 */

@@ -29,6 +29,9 @@ void fb_aes_ni_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 /* Serial CBC encryption: the cbc_enc hook of the x86 kernels. */
 void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
+/* XTS over whole blocks with AES-NI; tweak[] is advanced (the xts hooks). */
+void fb_aes_ni_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);
+void fb_aes_ni_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);
 /* XTS over whole blocks with the 512-bit VAES kernel (needs its CPU
  * features plus VPCLMULQDQ); tweak[] is advanced (the xts hooks). */
 void fb_aes_vaes512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

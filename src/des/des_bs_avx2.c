@@ -338,8 +338,100 @@ static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size
 		cbcdec256(ks, out, in, n, iv);
 }
 
-/* Key setup: the round-key words of fb_des_bs_setkey, eight at a time
- * (variable shifts of the key's halves); des/vperm-avx512's schedule is
+/* ---- lane engine: every lane its own key (fb_multi_crypt) ------------------------ */
+
+/* Lane keys in plane form: the 256 lanes' keys transposed like data, so
+ * plane d holds FIPS key bit d + 1 of every lane. A round XORs in the
+ * planes its key bits name (des_bs_key_bit), so the schedule is one
+ * transposition per key: 2 KB per DES key, all of it in L1. */
+typedef struct {
+	V k[3][64];
+	unsigned nkeys;
+} bs256_lane_keys;
+
+TGT static void lane_planes(V *kp, const uint8_t *const *keys, size_t off, size_t nl)
+{
+	V m[64];
+	_Alignas(32) uint64_t q[4];
+	for (int i = 0; i < 64; i++) {
+		for (int l = 0; l < 4; l++) {
+			size_t b = 4 * (size_t)i + (size_t)l;
+			q[l] = 0;
+			if (b < nl)
+				memcpy(&q[l], keys[b] + off, 8);
+		}
+		m[i] = _mm256_load_si256((const void *)q);
+	}
+	tr64(m);
+	for (int d = 0; d < 64; d++)
+		kp[d] = m[qword_bit(d)];
+	fb_wipe(m, sizeof m);
+	fb_wipe(q, sizeof q);
+}
+
+TGT static void bs256_lane_setkeys(void *ksp, const uint8_t *const *keys, size_t keylen, size_t nl)
+{
+	bs256_lane_keys *ks = ksp;
+	ks->nkeys = keylen == 8 ? 1 : 3;
+	lane_planes(ks->k[0], keys, 0, nl);
+	if (keylen > 8) {
+		lane_planes(ks->k[1], keys, 8, nl);
+		lane_planes(ks->k[2], keys, keylen == 24 ? 16 : 0, nl);
+	}
+}
+
+#define KXL(p, j) _mm256_xor_si256((p), K[k[j]])
+
+TGT static inline void round256_lanes(V *restrict a, const V *restrict b, const V *K, const uint8_t *k)
+{
+	DES_BS_GATE_ROUND(a, b, KXL);
+}
+
+TGT static void pass256_lanes(V *st, const V *K, int dec, int swap)
+{
+	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
+	for (int r = 0; r < 16; r += 2) {
+		round256_lanes(a, b, K, des_bs_key_bit + 48 * (dec ? 15 - r : r));
+		round256_lanes(b, a, K, des_bs_key_bit + 48 * (dec ? 14 - r : r + 1));
+	}
+}
+
+TGT static void bs256_lane_step(const void *ksp, uint8_t *out, const uint8_t *in, size_t nl, int dec)
+{
+	const bs256_lane_keys *ks = ksp;
+	_Alignas(32) V st[64];
+	in256(st, in, nl);
+	if (ks->nkeys == 1) {
+		pass256_lanes(st, ks->k[0], dec, 0);
+	} else if (!dec) {
+		pass256_lanes(st, ks->k[0], 0, 0);
+		pass256_lanes(st, ks->k[1], 1, 1);
+		pass256_lanes(st, ks->k[2], 0, 0);
+	} else {
+		pass256_lanes(st, ks->k[2], 1, 0);
+		pass256_lanes(st, ks->k[1], 0, 1);
+		pass256_lanes(st, ks->k[0], 1, 0);
+	}
+	out256(out, st, nl, OUT_PLAIN, NULL, 0);
+	fb_wipe(st, sizeof st);
+}
+
+/* One step costs a 256-block batch whatever the lane count, so it pays
+ * from about DES_BS256_LANES_MIN streams on against one stream at a time
+ * on des/table64 (docs/benchmarks.md). */
+#define DES_BS256_LANES_MIN 12
+
+static const fb_lanes bs256_lanes = {
+	.max_lanes = 256,
+	.constant_time = 1,
+	.min_lanes = DES_BS256_LANES_MIN,
+	.keys_size = sizeof(bs256_lane_keys),
+	.setkeys = bs256_lane_setkeys,
+	.step = bs256_lane_step,
+};
+
+/* Key setup: the round-key words of des_bs_ks.rk, eight at a time
+ * (variable shifts of the key's halves); the gfni schedule is
  * not needed here and stays zero. Constant-time. */
 TGT static void schedule256(uint32_t *rk, const uint8_t key[8])
 {
@@ -383,7 +475,7 @@ static int setkey256_table(void *ksp, const uint8_t *key, size_t keylen)
 
 #define BS256_FUNCS \
 	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32, \
-	.cbc_dec = bs256_cbc_dec
+	.cbc_dec = bs256_cbc_dec, .lanes = &bs256_lanes
 
 const fb_kernel fb_des_bs_avx2 = {
 	.name = "des/bs-avx2",

@@ -295,7 +295,7 @@ TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
 
 /* ---- many streams, every lane its own key (fb_multi_crypt) -------------------------
  *
- * The engine of des_multi.c's 512-lane sets. */
+ * The engine of fb_multi_crypt's 512-lane sets (des_bs_avx512_lanes.c). */
 
 /* Per-lane keys: each lane's key transposed like a data block (key bit d in
  * plane des_bs_ip[d]), then laid out as the halves C0 and D0 of the key
@@ -734,7 +734,7 @@ static int bs512_setkey_table(void *ksp, const uint8_t *key, size_t keylen)
 #define BS512_NEEDS (FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI | FB_CPU_AVX512BITALG)
 #define BS512_FUNCS \
 	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32, \
-	.cbc_dec = bs512_cbc_dec
+	.cbc_dec = bs512_cbc_dec, .lanes = &fb_des_bs512_lanes
 
 const fb_kernel fb_des_bs_avx512 = {
 	.name = "des/bs-avx512",

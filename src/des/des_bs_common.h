@@ -1,6 +1,6 @@
 /*
  * Shared pieces of the bitsliced DES/3DES kernels (des_bs_avx512.c,
- * des_bs_avx2.c) and the multi-stream API (des_multi.c).
+ * des_bs_avx2.c) and des/bs-avx512's lane engine (des_bs_avx512_lanes.c).
  *
  * Bitslicing: plane j of a batch holds state bit j of every block in the
  * batch, one block per bit lane, so E, P, IP and FP are free (they only
@@ -29,10 +29,13 @@ _Static_assert(sizeof(des_bs_ks) <= FB_KS_MAX, "des_bs_ks must fit FB_KS_MAX");
 extern const fb_kernel fb_des_bs_avx512, fb_des_bs_avx512_table;
 extern const fb_kernel fb_des_bs_avx2, fb_des_bs_avx2_table;
 
-/* ---- multi-stream engine (des_multi.c): every lane its own key ------------ */
+/* ---- des/bs-avx512's lane engine (des_bs_avx512_lanes.c) ------------------ */
+
+extern const fb_lanes fb_des_bs512_lanes;
+
 
 /* des/bs-avx512: up to 512 lanes, every lane its own key and stream
- * (des_multi.c's lane sets). A row is one block per lane, lane b at byte
+ * (fb_multi_crypt's lane sets). A row is one block per lane, lane b at byte
  * 8 b; rows are DES_BS512_ROW bytes apart (a cache line of padding, so the
  * eight rows of a chunk do not share L1 sets).
  *  - fb_des_bs512_lane_keys: the keys kbuf (24 bytes per lane: K1 K2 K3) ->

@@ -10,7 +10,7 @@
  *     D   = 8 masked vpermb (S-box d's table for byte d)
  *     L  ^= gf2p8affineqb(TRANSPOSE, D)          P: the answer, in row form
  * 8 shuffles (port 5) and 2 affine transforms per 8 blocks per round, about
- * half of des/vperm-avx512's 14 shuffles. IP, FP and the key schedule are
+ * about half the shuffles of a vpermb-only round. IP, FP and the key schedule are
  * bit gathers (vpshufbitqmb), so a key costs about 40 vector operations.
  */
 #include <string.h>
@@ -281,7 +281,7 @@ TGT void fb_des_gfni_keys(uint64_t rk[16], const uint8_t key[8])
 }
 
 /* The bitsliced kernels' round-key words (des_bs_ks.rk, see
- * fb_des_bs_setkey) by the same bit gathers: round r's 48 key bits in one
+ * the single-key bitsliced kernels' setkey) by the same bit gathers: round r's 48 key bits in one
  * vpshufbitqmb, widened to all-zero/all-one words by vpmovm2d. FIPS key bit
  * b is bit b ^ 7 of the little-endian qword. Constant-time. */
 TGT void fb_des_bs_words_gfni(uint32_t rk[16 * 48], const uint8_t key[8])
@@ -332,6 +332,45 @@ static void gf_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 	fb_des_gfni_cbc_dec(ks, out, in, n, iv);
 }
 
+/* ---- lane engine: every lane its own key (fb_multi_crypt) ------------------------ */
+
+typedef struct {
+	uint64_t gk[3 * 16 * DES_GF_LANES]; /* fb_des_gfni_lanes' layout */
+	unsigned nkeys;
+} gf_lane_keys;
+
+static void gf_lane_setkeys(void *ksp, const uint8_t *const *keys, size_t keylen, size_t nl)
+{
+	gf_lane_keys *ks = ksp;
+	uint64_t rk[16];
+	ks->nkeys = keylen == 8 ? 1 : 3;
+	memset(ks->gk, 0, sizeof ks->gk);
+	for (size_t l = 0; l < nl; l++) {
+		const size_t off[3] = { 0, keylen > 8 ? 8 : 0, keylen == 24 ? 16 : 0 };
+		for (unsigned p = 0; p < ks->nkeys; p++) {
+			fb_des_gfni_keys(rk, keys[l] + off[p]);
+			for (int r = 0; r < 16; r++)
+				ks->gk[(16 * p + r) * DES_GF_LANES + l] = rk[r];
+		}
+	}
+	fb_wipe(rk, sizeof rk);
+}
+
+static void gf_lane_step(const void *ksp, uint8_t *out, const uint8_t *in, size_t nl, int dec)
+{
+	const gf_lane_keys *ks = ksp;
+	fb_des_gfni_lanes(ks->gk, ks->nkeys, out, in, nl, dec);
+}
+
+static const fb_lanes gf_lanes_engine = {
+	.max_lanes = DES_GF_LANES,
+	.constant_time = 1,
+	.min_lanes = 1,
+	.keys_size = sizeof(gf_lane_keys),
+	.setkeys = gf_lane_setkeys,
+	.step = gf_lane_step,
+};
+
 const fb_kernel fb_des_gfni_avx512 = {
 	.name = "des/gfni-avx512",
 	.family = "des",
@@ -346,6 +385,7 @@ const fb_kernel fb_des_gfni_avx512 = {
 	.decrypt = gf_decrypt,
 	.ctr32 = gf_ctr32,
 	.cbc_dec = gf_cbc_dec,
+	.lanes = &gf_lanes_engine,
 };
 
 #endif /* FB_X86 */

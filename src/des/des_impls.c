@@ -3,6 +3,7 @@
 #include "des_table.h"
 #include "des_bs_common.h" /* des/bs-* kernels */
 #include "des_gfni.h"
+#include "des_keys.h"
 
 extern const fb_kernel fb_des_table64;
 extern const fb_kernel fb_des_table12;
@@ -35,4 +36,13 @@ static const fb_kernel *const serial[] = {
  * (~260/540 ticks) against ~700/1,300 for des/bs-avx512+table's schedules,
  * which pay off from three blocks on (measured break-even 32-48 bytes);
  * and at one or two blocks it beats des/table64 (2 blocks interleaved). */
-const fb_family fb_family_des = { "des", 8, parallel, serial, &fb_des_table, 32 };
+static int key_ok(size_t len)
+{
+	return len == 8 || len == 16 || len == 24; /* DES, 2-key and 3-key EDE */
+}
+
+const fb_family fb_family_des = {
+	.name = "des", .block_size = 8, .parallel = parallel, .serial = serial,
+	.small = &fb_des_table, .small_max = 32,
+	.key_ok = key_ok, .strict_check = fb_des_strict_check,
+};

@@ -15,4 +15,11 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_mars = { "mars", 16, parallel, serial, NULL, 0 };
+static int key_ok(size_t len)
+{
+	return len >= 16 && len <= 56 && len % 4 == 0;
+}
+
+const fb_family fb_family_mars = {
+	.name = "mars", .block_size = 16, .parallel = parallel, .serial = serial, .key_ok = key_ok,
+};

@@ -272,8 +272,7 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
-	/* Worth a batch only when the parallel kernel is wide. */
-	if (!s->encrypt && len >= 16 && s->par->batch > 1) {
+	if (s->wide && len >= 16) {
 		cfb8_decrypt_parallel(s, out, in, len);
 		return;
 	}

@@ -23,6 +23,7 @@ typedef struct fb_state {
 	const void *ks_par, *ks_ser, *ks_tweak;
 	enum fb_mode mode;
 	int encrypt;
+	int wide;         /* the mode runs in parallel batches on par (src/select.c) */
 	enum fb_padding padding;
 	unsigned bs;
 	unsigned buf_len; /* ECB, CBC, XTS: bytes waiting in buf */
@@ -34,6 +35,12 @@ typedef struct fb_state {
 
 _Static_assert(sizeof(fb_state) <= FB_STATE_BYTES, "state outgrew its area");
 _Static_assert(FB_KS_AREA3_MAX >= 4096, "context too small");
+
+/* The streaming calls behind fb_update and fb_final (stream.c): the API
+ * has checked the context and the pointers. */
+int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
+		     const uint8_t *in, size_t in_len);
+int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
 
 /* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);

@@ -28,7 +28,7 @@ static size_t keep_back(const fb_state *s, size_t avail)
 }
 
 /* Output that fb_update(in_len) writes. */
-size_t fb_update_out_len(const fb_state *s, size_t in_len)
+static size_t update_out_len(const fb_state *s, size_t in_len)
 {
 	if (!is_buffered(s))
 		return in_len;
@@ -47,7 +47,7 @@ static int overlap_bad(const uint8_t *out, size_t out_len, const uint8_t *in, si
 int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		     const uint8_t *in, size_t in_len)
 {
-	size_t produce = fb_update_out_len(s, in_len);
+	size_t produce = update_out_len(s, in_len);
 	if (produce > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
 	if (overlap_bad(out, produce > in_len ? produce : in_len, in, in_len))
@@ -97,18 +97,6 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 	s->buf_len = (unsigned)keep;
 	fb_wipe(kept, sizeof kept);
 	return FB_OK;
-}
-
-/* Output that fb_final writes (an upper bound for padded decryption). */
-size_t fb_final_out_len(const fb_state *s)
-{
-	if (!is_buffered(s))
-		return 0;
-	if (s->mode == FB_XTS)
-		return s->buf_len;
-	if (padded(s))
-		return s->encrypt ? s->bs : s->buf_len; /* decrypt: at most the block */
-	return 0;
 }
 
 int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len)

@@ -15,4 +15,11 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_rc6 = { "rc6", 16, parallel, serial, NULL, 0 };
+static int key_ok(size_t len)
+{
+	return len >= 1 && len <= 255; /* an empty key is a key everyone knows */
+}
+
+const fb_family fb_family_rc6 = {
+	.name = "rc6", .block_size = 16, .parallel = parallel, .serial = serial, .key_ok = key_ok,
+};

@@ -22,4 +22,11 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-const fb_family fb_family_serpent = { "serpent", 16, parallel, serial, NULL, 0 };
+static int key_ok(size_t len)
+{
+	return len >= 1 && len <= 32; /* the specification pads short keys */
+}
+
+const fb_family fb_family_serpent = {
+	.name = "serpent", .block_size = 16, .parallel = parallel, .serial = serial, .key_ok = key_ok,
+};

@@ -622,19 +622,6 @@ TF_AVX512 static void tf512_expand_tables(uint32_t s[4][256], const uint8_t sbo[
 	}
 }
 
-/* Key setup into the layout of twofish/table (its setkey uses this when
- * the CPU has AVX-512 VBMI and GFNI). */
-TF_AVX512 int fb_twofish_avx512_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
-{
-	twofish_table_ks *ks = ksp;
-	uint8_t sbo[4][256] __attribute__((aligned(64)));
-	int r = tf512_schedule(sbo, ks->k, key, keylen);
-	if (r == FB_OK)
-		tf512_expand_tables(ks->s, sbo);
-	fb_wipe(sbo, sizeof sbo);
-	return r;
-}
-
 /* ---- twofish/avx512-gfni-ct ------------------------------------------------ */
 
 TF_AVX512 static int tf512ct_setkey(void *ksp, const uint8_t *key, size_t keylen)

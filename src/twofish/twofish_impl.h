@@ -43,12 +43,10 @@ void fb_twofish_table_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, s
 extern const fb_kernel fb_twofish_table;
 
 #if FB_X86
-/* x86 only: the SIMD kernels, and key setup into the table layout by
- * AVX-512 VBMI + GFNI (the caller checks the CPU). */
+/* x86 only: the SIMD kernels. */
 extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct;
 #define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
 			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
-int fb_twofish_avx512_table_setkey(void *ks, const uint8_t *key, size_t keylen);
 #endif
 
 #endif

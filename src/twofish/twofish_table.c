@@ -111,11 +111,6 @@ static void tf_subkeys(uint32_t *kk, const uint32_t *me, const uint32_t *mo, uns
 
 int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 {
-#if FB_X86
-	/* Same result, about four times faster (see twofish_avx512_gfni.c). */
-	if ((fb_cpu_features() & TWOFISH_AVX512_NEEDS) == TWOFISH_AVX512_NEEDS)
-		return fb_twofish_avx512_table_setkey(ksp, key, keylen);
-#endif
 	twofish_table_ks *ks = ksp;
 	uint32_t me[4], mo[4], sv[4];
 	unsigned k = fb_twofish_key_words(key, keylen, me, mo, sv);

@@ -215,7 +215,7 @@ static T256 void serpent_avx2_decrypt(const void *ks, uint8_t *out, const uint8_
 	ecb(ks, out, in, n, 1);
 }
 
-/* CTR input, bitsliced directly (see serpent_bs_avx512.c): only word 3
+/* CTR input, bitsliced directly (see serpent_avx512.c): only word 3
  * differs between the 8 counter blocks; position 4L + e is block 2e + L. */
 INL void ctr_group(V *x, const uint8_t *ctr, uint32_t c)
 {

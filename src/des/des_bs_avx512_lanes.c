@@ -1,0 +1,186 @@
+/*
+ * des/bs-avx512's multi-lane engine (fb_multi_crypt, src/modes/multi.c):
+ * up to 512 streams, every lane its own key, the chaining of CBC, CFB and
+ * OFB done on the bitsliced planes between block steps. A fused engine in
+ * the sense of fb_lanes.run: it gathers, chains and scatters itself.
+ */
+#include <string.h>
+#include "des_bs_common.h"
+
+#if FB_X86
+
+/* The engine's scratch (~160 KB), which the drive layer allocates only for
+ * calls that use it and wipes. */
+typedef struct {
+	size_t chunk; /* the chunk holding the lane stream's last block */
+	size_t lane;
+} lane_end;
+
+typedef struct {
+	_Alignas(64) unsigned char kplanes[DES_BS512_LANE_KEYS_SIZE];
+	_Alignas(64) unsigned char state[DES_BS512_STATE_SIZE];
+	_Alignas(64) unsigned char work[DES_BS512_WORK_SIZE];
+	_Alignas(64) uint64_t rin[8][DES_BS512_ROW_Q], rout[2][8][DES_BS512_ROW_Q], prev[512], ivrow[512];
+	_Alignas(64) uint8_t kbuf[24 * 512];
+	des_bs512_lanes ln;
+	lane_end ends[512];
+	_Alignas(64) uint8_t dummy[64];
+} bs_scratch;
+
+/* Sorts a[0..n) by chunk. The lanes come longest first, so the reversed
+ * list is nearly in order (out only by the skews) and an insertion sort
+ * runs in about n steps. Chunks are public (lengths). */
+static void sort_ends(lane_end *a, size_t n)
+{
+	for (size_t i = 0, k = n; i < k / 2; i++) {
+		lane_end x = a[i];
+		a[i] = a[k - 1 - i];
+		a[k - 1 - i] = x;
+	}
+	for (size_t i = 1; i < n; i++) {
+		lane_end x = a[i];
+		size_t k = i;
+		for (; k && a[k - 1].chunk > x.chunk; k--)
+			a[k] = a[k - 1];
+		a[k] = x;
+	}
+}
+
+static void keys_of(const fb_lane_job *j, size_t s, const uint8_t *k[3])
+{
+	const uint8_t *key = j->keys[s];
+	k[0] = key;
+	k[1] = j->keylen > 8 ? key + 8 : key;
+	k[2] = j->keylen == 24 ? key + 16 : key;
+}
+
+/* Lane groups (eight streams) start 0..BS_SKEW_MAX-1 chunks apart (group j
+ * j % skews chunks late), so that the cache lines a gather or scatter
+ * touches at once lie at different offsets of their streams: with streams
+ * at multiples of 4 KB apart, every line of a chunk would be in the same L1
+ * set (measured: loads of such lines from L2 2.5x, stores 3-4x slower).
+ * Costs skews - 1 chunks of idle lanes per call, so only for long streams. */
+#define BS_SKEW_MAX 4
+
+/* The 512-lane engine. Stream i of the set (sorted by length, longest
+ * first) runs in lane i; lanes 8j..8j+7 form lane group j, whose cache
+ * lines one 8x8 qword transpose turns into eight block steps. Steps go
+ * eight at a time (a chunk: one cache line per stream) with the chaining
+ * bitsliced between them. After chunk c runs, chunk c + 1 is gathered into
+ * the input rows (a phase of its own: a load that misses would stall the
+ * rounds); while it runs, chunk c - 1 is scattered from the other output
+ * rows and chunk c + 2 prefetched, a few lane groups between rounds.
+ * Lengths and pointers are public; nothing here depends on keys or data. */
+static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch)
+{
+	bs_scratch *w = scratch;
+	unsigned nkeys = j->keylen == 8 ? 1 : 3;
+	int dec_chain = j->mode != FB_OFB && !j->enc; /* CBC/CFB decryption: prev row */
+	size_t ng = (nl + 7) / 8, nb = 8 * ng, steps = (j->len[lane[0]] + 7) / 8;
+	size_t lines = (steps + 7) / 8; /* of the longest stream */
+	size_t skews = lines >= 48 ? BS_SKEW_MAX : lines >= 16 ? 2 : 1;
+	if (!steps)
+		return; /* every stream empty: the IVs stay */
+	size_t nch = lines + skews - 1, nend = 0;
+	des_bs512_lanes *ln = &w->ln;
+	lane_end *ends = w->ends;
+	ln->ng = ng;
+	memset(w->ivrow, 0, sizeof w->ivrow);
+	memset(w->kbuf, 0, 24 * nb);
+	for (size_t b = 0; b < nb; b++) {
+		size_t s = b < nl ? lane[b] : 0;
+		if (b >= nl || !j->len[s]) {
+			ln->in[b] = ln->out[b] = w->dummy;
+			ln->len[b] = 0;
+		} else {
+			ln->in[b] = j->in[s];
+			ln->out[b] = j->out[s];
+			ln->len[b] = j->len[s];
+			ends[nend++] = (lane_end){ (j->len[s] - 1) / 64 + b / 8 % skews, b };
+		}
+		if (b < nl) {
+			const uint8_t *k[3];
+			keys_of(j, s, k);
+			for (unsigned p = 0; p < nkeys; p++)
+				memcpy(w->kbuf + 24 * b + 8 * p, k[p], 8);
+			memcpy(&w->ivrow[b], j->ivs[s], 8);
+		}
+	}
+	for (size_t g = 0; g < ng; g++) {
+		ln->skew[g] = 64 * (g % skews);
+		size_t m = SIZE_MAX; /* sorted by blocks, not bytes: take the minimum */
+		for (size_t b = 8 * g; b < 8 * g + 8; b++)
+			m = ln->len[b] < m ? ln->len[b] : m;
+		ln->full[g] = m; /* 0 if the group has an idle lane */
+	}
+	sort_ends(ends, nend);
+	fb_des_bs512_lane_keys(w->kplanes, w->kbuf, nb, nkeys);
+	if (dec_chain)
+		memcpy(w->prev, w->ivrow, sizeof w->prev);
+	else
+		fb_des_bs512_load(w->state, (const uint8_t *)w->ivrow, nb);
+	for (size_t b = 0; b < nb; b++)
+		if (ln->len[b] > 64 && !ln->skew[b / 8])
+			__builtin_prefetch(ln->in[b] + 64, 0, 2);
+	fb_des_bs512_gather(w->rin, ln, 0);
+	size_t et = 0, ee = 0; /* ends[et..]: tails not yet read, ends[ee..]: not finished */
+	for (size_t c = 0; c < nch; c++) {
+		uint64_t(*rin)[DES_BS512_ROW_Q] = w->rin, (*rout)[DES_BS512_ROW_Q] = w->rout[c % 2];
+		if (c && c < skews) { /* lane groups starting now start from their IVs */
+			uint8_t sel[64] = { 0 };
+			for (size_t g = c; g < ng; g += skews)
+				sel[g] = 0xFF;
+			if (dec_chain)
+				for (size_t g = c; g < ng; g += skews)
+					memcpy(&w->prev[8 * g], &w->ivrow[8 * g], 64);
+			else
+				fb_des_bs512_load_groups(w->state, (const uint8_t *)w->ivrow, nb, sel);
+		}
+		/* a partial last block (CFB, OFB) enters zero-padded */
+		for (; et < nend && ends[et].chunk == c; et++) {
+			size_t b = ends[et].lane, s = lane[b], r = j->len[s] % 8;
+			if (r)
+				memcpy(&rin[j->len[s] / 8 % 8][b], j->in[s] + j->len[s] / 8 * 8, r);
+		}
+		des_bs512_bg bg = { ln, NULL, 0, 0, 0 };
+		if (c) {
+			bg.scatter_rows = w->rout[(c - 1) % 2];
+			bg.scatter_off = 64 * (c - 1);
+		}
+		if (c + 2 < nch) {
+			bg.prefetch = 1;
+			bg.prefetch_off = 64 * (c + 2);
+		}
+		fb_des_bs512_multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
+					 (const uint8_t *)w->prev, (const uint8_t *)rin, (uint8_t *)rout, 8, nb, &bg,
+					 w->work);
+		/* streams that end in this chunk: the partial last block, the IV */
+		for (; ee < nend && ends[ee].chunk == c; ee++) {
+			size_t b = ends[ee].lane, s = lane[b];
+			size_t t = (j->len[s] - 1) / 8 % 8, r = j->len[s] % 8;
+			uint64_t o = rout[t][b], p = rin[t][b];
+			if (r)
+				memcpy(j->out[s] + j->len[s] / 8 * 8, &o, r);
+			uint64_t cv = j->mode == FB_OFB ? o ^ p : j->enc ? o : p;
+			memcpy(j->ivs[s], &cv, 8);
+		}
+		if (dec_chain)
+			memcpy(w->prev, rin[7], 8 * nb);
+		if (c + 1 < nch)
+			fb_des_bs512_gather(w->rin, ln, 64 * (c + 1));
+	}
+	fb_des_bs512_scatter(ln, 64 * (nch - 1), w->rout[(nch - 1) % 2]);
+}
+
+/* Sets of at least 96 streams, and (DES / EDE) 2,048 / 1,024 lane-blocks:
+ * below, the 32-lane des/gfni-avx512 engine is faster (docs/benchmarks.md). */
+const fb_lanes fb_des_bs512_lanes = {
+	.max_lanes = 512,
+	.constant_time = 1,
+	.min_lanes = 96,
+	.min_work = { 2048, 1024 },
+	.scratch_size = sizeof(bs_scratch),
+	.run = bs512_run,
+};
+
+#endif /* FB_X86 */

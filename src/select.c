@@ -1,0 +1,155 @@
+/*
+ * The one place that decides which implementation runs: for a family,
+ * mode, direction, message-length hint, flags and CPU, the kernel that
+ * takes parallel batches and the kernel that runs serial chains.
+ *
+ * Every preference is data: each family's lists (src/<family>/<family>_impls.c,
+ * best first), the family's one-shot rule (small, small_max), and the mode
+ * rows below. The figures behind them are in docs/benchmarks.md.
+ */
+#include <strings.h>
+#include "select.h"
+
+/* Which list serves a mode in each direction. */
+static const struct {
+	enum fb_mode mode;
+	unsigned char enc_parallel, dec_parallel;
+	const char *why;
+} mode_rows[] = {
+	{ FB_ECB, 1, 1, "every block is independent" },
+	{ FB_CTR, 1, 1, "every keystream block is independent" },
+	{ FB_XTS, 1, 1, "every block is independent once its tweak is known" },
+	{ FB_CBC, 0, 1, "encryption is a chain; decryption of known ciphertext is not" },
+	{ FB_CFB, 0, 1, "encryption is a chain; each decryption keystream block comes from known ciphertext" },
+	{ FB_CFB8, 0, 1, "decryption: every shift register value is known ciphertext" },
+	{ FB_OFB, 0, 0, "the keystream is a chain in both directions" },
+};
+
+int fb_mode_parallel(enum fb_mode mode, int encrypt)
+{
+	for (size_t i = 0; i < sizeof mode_rows / sizeof *mode_rows; i++)
+		if (mode_rows[i].mode == mode)
+			return encrypt ? mode_rows[i].enc_parallel : mode_rows[i].dec_parallel;
+	return 0;
+}
+
+static int runs_on(const fb_kernel *k, uint32_t cpu)
+{
+	return (cpu & k->cpu_needs) == k->cpu_needs;
+}
+
+static const fb_kernel *first_usable(const fb_kernel *const *list, uint32_t cpu, int need_ct)
+{
+	for (; *list; list++)
+		if (runs_on(*list, cpu) && (!need_ct || (*list)->constant_time))
+			return *list;
+	return NULL;
+}
+
+/* The implementation named for this family: forced (the options), else
+ * the entry of FASTBLOCK_IMPL (comma-separated names) of this family. */
+static const char *forced_name(const fb_family *fam, const char *forced, char *buf, size_t cap)
+{
+	if (forced)
+		return forced;
+	const char *env = fb_env_impl();
+	size_t flen = strlen(fam->name);
+	while (env && *env) {
+		const char *end = strchr(env, ',');
+		size_t n = end ? (size_t)(end - env) : strlen(env);
+		if (n > flen && n < cap && !strncasecmp(env, fam->name, flen) && env[flen] == '/') {
+			memcpy(buf, env, n);
+			buf[n] = 0;
+			return buf;
+		}
+		env = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+int fb_select(const fb_selection_query *q, fb_selection *out)
+{
+	const fb_family *fam = q->family;
+	int need_ct = (q->flags & FB_FLAG_CONSTANT_TIME) != 0;
+	char buf[64];
+	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
+	out->wide = 0;
+	if (name) {
+		const fb_kernel *k = fb_kernel_by_name(name);
+		if (!k || strcmp(k->family, fam->name) || !runs_on(k, q->cpu))
+			return FB_ERR_IMPL_UNAVAILABLE;
+		if (need_ct && !k->constant_time)
+			return FB_ERR_NOT_CONSTANT_TIME;
+		out->par = out->ser = k;
+		out->wide = fb_mode_parallel(q->mode, q->encrypt) && k->batch > 1;
+		return FB_OK;
+	}
+	out->par = first_usable(fam->parallel, q->cpu, need_ct);
+	out->ser = first_usable(fam->serial, q->cpu, need_ct);
+	if (!out->ser)
+		out->ser = first_usable(fam->parallel, q->cpu, need_ct);
+	if (!out->par || !out->ser)
+		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
+	if (fam->small && q->len_hint <= fam->small_max && runs_on(fam->small, q->cpu) &&
+	    (!need_ct || fam->small->constant_time)) {
+		/* a short one-shot message: the wide kernels' key setup costs
+		 * more than they save */
+		out->par = out->ser = fam->small;
+	} else if (!fb_mode_parallel(q->mode, q->encrypt)) {
+		out->par = out->ser; /* no key schedule for a kernel never called */
+	}
+	out->wide = fb_mode_parallel(q->mode, q->encrypt) && out->par->batch > 1;
+	return FB_OK;
+}
+
+static int lanes_pay(const fb_lanes *ln, size_t streams, size_t blocks, int one_key)
+{
+	size_t lanes = streams < ln->max_lanes ? streams : ln->max_lanes;
+	size_t work = ln->min_work[one_key ? 0 : 1];
+	return lanes >= ln->min_lanes && (!work || blocks >= (work + lanes - 1) / lanes);
+}
+
+int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
+		    fb_lane_choice *out)
+{
+	const fb_family *fam = q->family;
+	int need_ct = (q->flags & FB_FLAG_CONSTANT_TIME) != 0;
+	char buf[64];
+	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
+	if (name) {
+		const fb_kernel *k = fb_kernel_by_name(name);
+		if (!k || strcmp(k->family, fam->name) || !runs_on(k, q->cpu))
+			return FB_ERR_IMPL_UNAVAILABLE;
+		if (need_ct && !(k->lanes ? k->lanes->constant_time : k->constant_time))
+			return FB_ERR_NOT_CONSTANT_TIME;
+		out->kernel = k;
+		out->lanes = k->lanes;
+		return FB_OK;
+	}
+	/* the first lane engine, in the parallel preference order, that pays */
+	for (const fb_kernel *const *k = fam->parallel; *k; k++) {
+		const fb_lanes *ln = (*k)->lanes;
+		if (ln && runs_on(*k, q->cpu) && (!need_ct || ln->constant_time) &&
+		    lanes_pay(ln, streams, blocks, one_key)) {
+			out->kernel = *k;
+			out->lanes = ln;
+			return FB_OK;
+		}
+	}
+	/* else one stream at a time on the serial chains' kernel */
+	out->lanes = NULL;
+	out->kernel = first_usable(fam->serial, q->cpu, need_ct);
+	if (!out->kernel)
+		out->kernel = first_usable(fam->parallel, q->cpu, need_ct);
+	if (!out->kernel)
+		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
+	return FB_OK;
+}
+
+int fb_family_has_lanes(const fb_family *fam)
+{
+	for (const fb_kernel *const *k = fam->parallel; *k; k++)
+		if ((*k)->lanes)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,225 @@
+/*
+ * Which implementation runs, for every machine class, cipher, mode and
+ * direction, short and long messages, with and without constant time:
+ * src/select.c asked with each class's CPU bits, whatever this CPU is,
+ * against the expected names written out below. Then, on this CPU, that
+ * contexts and one-shot calls run what the selection says.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../src/select.h"
+#include "../src/registry.h"
+
+#define SSE (FB_CPU_SSE2 | FB_CPU_SSSE3 | FB_CPU_SSE41)
+#define ZEN2 (SSE | FB_CPU_AESNI | FB_CPU_PCLMUL | FB_CPU_AVX | FB_CPU_AVX2 | FB_CPU_BMI2)
+#define ZEN3 (ZEN2 | FB_CPU_VAES | FB_CPU_VPCLMUL)
+#define AVX512_ALL (ZEN3 | FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_AVX512VBMI2 | FB_CPU_GFNI | \
+		    FB_CPU_AVX512BITALG)
+
+typedef struct {
+	const char *family;
+	const char *par, *ser;       /* long messages, no flags */
+	const char *par_ct, *ser_ct; /* FB_FLAG_CONSTANT_TIME; NULL: refused */
+} expect;
+
+typedef struct {
+	const char *name;
+	uint32_t cpu;
+	expect fam[6];
+} machine;
+
+static const machine machines[] = {
+	{ "AVX-512 + GFNI + VAES (Sapphire Rapids, Zen 4)", AVX512_ALL, {
+		{ "des", "des/bs-avx512+table", "des/table64", "des/bs-avx512", "des/bs-avx512" },
+		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni" },
+		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable" },
+		{ "mars", "mars/avx512", "mars/portable", NULL, NULL },
+		{ "twofish", "twofish/avx512-gfni", "twofish/avx512-gfni", "twofish/avx512-gfni-ct",
+		  "twofish/avx512-gfni-ct" },
+		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512" } } },
+	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3, {
+		{ "des", "des/bs-avx2+table", "des/table64", "des/bs-avx2", "des/bs-avx2" },
+		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni" },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL },
+		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice" } } },
+	{ "AVX2 + AES-NI only (Zen 2)", ZEN2, {
+		{ "des", "des/bs-avx2+table", "des/table64", "des/bs-avx2", "des/bs-avx2" },
+		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni" },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL },
+		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice" } } },
+	{ "portable (no SIMD)", 0, {
+		{ "des", "des/table", "des/table64", NULL, NULL },
+		{ "aes", "aes/ct64", "aes/ct64", "aes/ct64", "aes/ct64" },
+		{ "rc6", "rc6/portable", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/portable", "mars/portable", NULL, NULL },
+		{ "twofish", "twofish/table", "twofish/table", NULL, NULL },
+		{ "serpent", "serpent/bitslice", "serpent/bitslice", "serpent/bitslice", "serpent/bitslice" } } },
+};
+
+static int failures, checks;
+
+static void check(int ok, const char *what, const char *cls, const char *cipher, int enc, size_t hint,
+		  int ct, const char *got, const char *want)
+{
+	checks++;
+	if (ok)
+		return;
+	failures++;
+	if (failures <= 40)
+		fprintf(stderr, "FAIL %s: %s, %s %s, %s bytes%s: got %s, want %s\n", what, cls, cipher,
+			enc ? "encrypt" : "decrypt", hint == SIZE_MAX ? "streaming" : "short",
+			ct ? ", constant time" : "", got ? got : "(refused)", want ? want : "(refused)");
+}
+
+static const char *name_of(const fb_kernel *k)
+{
+	return k ? k->name : NULL;
+}
+
+static int same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* What the rows above say for one cipher, mode, direction, hint, flag. */
+static void expected(const expect *e, const fb_cipher *c, int enc, size_t hint, int ct, const char **par,
+		     const char **ser)
+{
+	const char *p = ct ? e->par_ct : e->par, *s = ct ? e->ser_ct : e->ser;
+	/* DES one-shot messages up to 32 bytes run on des/table alone */
+	if (!ct && hint <= 32 && !strcmp(e->family, "des"))
+		p = s = "des/table";
+	else if (!fb_mode_parallel(c->mode, enc))
+		p = s;
+	*par = p;
+	*ser = s;
+}
+
+static void check_machine(const machine *m)
+{
+	static const size_t hints[] = { 16, 4096, SIZE_MAX };
+	for (size_t i = 0; fb_cipher_at(i); i++) {
+		const fb_cipher *c = fb_cipher_at(i);
+		const expect *e = NULL;
+		for (int f = 0; f < 6; f++)
+			if (!strcmp(m->fam[f].family, c->family->name))
+				e = &m->fam[f];
+		if (!e) {
+			check(0, "family listed", m->name, c->name, 1, SIZE_MAX, 0, NULL, c->family->name);
+			continue;
+		}
+		for (int enc = 0; enc < 2; enc++)
+			for (size_t h = 0; h < sizeof hints / sizeof *hints; h++)
+				for (int ct = 0; ct < 2; ct++) {
+					fb_selection_query q = { c->family, c->mode, enc, hints[h],
+								 ct ? FB_FLAG_CONSTANT_TIME : 0u, m->cpu, NULL };
+					fb_selection sel = { NULL, NULL, 0 };
+					int rc = fb_select(&q, &sel);
+					const char *wp, *ws;
+					expected(e, c, enc, hints[h], ct, &wp, &ws);
+					if (rc) {
+						check(!wp && rc == FB_ERR_NOT_CONSTANT_TIME, "refusal", m->name, c->name,
+						      enc, hints[h], ct, NULL, wp);
+						continue;
+					}
+					check(same(name_of(sel.par), wp), "parallel kernel", m->name, c->name, enc,
+					      hints[h], ct, name_of(sel.par), wp);
+					check(same(name_of(sel.ser), ws), "serial kernel", m->name, c->name, enc,
+					      hints[h], ct, name_of(sel.ser), ws);
+					int wide = fb_mode_parallel(c->mode, enc) && sel.par->batch > 1;
+					check(sel.wide == wide, "wide batches", m->name, c->name, enc, hints[h], ct,
+					      sel.wide ? "wide" : "narrow", wide ? "wide" : "narrow");
+				}
+	}
+}
+
+/* The rows the mode table must never lose, spelled out. */
+static void check_named_rows(void)
+{
+	const struct { uint32_t cpu; const char *cipher; int enc; const char *par; int wide; } rows[] = {
+		/* CFB8 decryption: every shift register is known, so the widest kernel */
+		{ ZEN2, "des-ede3-cfb8", 0, "des/bs-avx2+table", 1 },
+		{ AVX512_ALL, "des-ede3-cfb8", 0, "des/bs-avx512+table", 1 },
+		{ ZEN3, "aes-128-cfb8", 0, "aes/vaes-avx2", 1 },
+		{ ZEN2, "serpent-256-cfb8", 0, "serpent/avx2", 1 },
+		{ ZEN2, "des-ede3-cfb8", 1, "des/table64", 0 },
+		{ ZEN2, "des-ede3-ofb", 0, "des/table64", 0 },
+		{ ZEN2, "des-ede3-cbc", 0, "des/bs-avx2+table", 1 },
+		{ ZEN2, "des-ede3-cfb", 0, "des/bs-avx2+table", 1 },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
+		fb_selection_query q = { c->family, c->mode, rows[i].enc, SIZE_MAX, 0, rows[i].cpu, NULL };
+		fb_selection sel = { NULL, NULL, 0 };
+		int rc = fb_select(&q, &sel);
+		check(!rc && same(name_of(sel.par), rows[i].par) && sel.wide == rows[i].wide, "named row",
+		      "", rows[i].cipher, rows[i].enc, SIZE_MAX, 0, rc ? NULL : name_of(sel.par), rows[i].par);
+	}
+}
+
+static void check_forced(void)
+{
+	const fb_cipher *c = fb_cipher_by_name("des-ede3-cbc");
+	struct { uint32_t cpu; const char *name; unsigned flags; int rc; } rows[] = {
+		{ ZEN2, "des/table", 0, FB_OK },
+		{ ZEN2, "DES/TABLE", 0, FB_OK },                            /* names are case-blind */
+		{ ZEN2, "des/bs-avx512", 0, FB_ERR_IMPL_UNAVAILABLE },      /* not on this class */
+		{ AVX512_ALL, "des/bs-avx512", 0, FB_OK },
+		{ ZEN2, "aes/aesni", 0, FB_ERR_IMPL_UNAVAILABLE },          /* another family */
+		{ ZEN2, "des/nonesuch", 0, FB_ERR_IMPL_UNAVAILABLE },
+		{ ZEN2, "des/table", FB_FLAG_CONSTANT_TIME, FB_ERR_NOT_CONSTANT_TIME },
+		{ ZEN2, "des/bs-avx2", FB_FLAG_CONSTANT_TIME, FB_OK },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		fb_selection_query q = { c->family, c->mode, 1, SIZE_MAX, rows[i].flags, rows[i].cpu, rows[i].name };
+		fb_selection sel = { NULL, NULL, 0 };
+		int rc = fb_select(&q, &sel);
+		int ok = rc == rows[i].rc && (rc || (sel.par == sel.ser && !strcasecmp(sel.par->name, rows[i].name)));
+		check(ok, "forced", "", rows[i].name, 1, SIZE_MAX, rows[i].flags != 0, rc ? NULL : name_of(sel.par),
+		      rows[i].rc ? NULL : rows[i].name);
+	}
+}
+
+/* On this CPU: contexts run what the selection says. */
+static void check_runtime(void)
+{
+	static const uint8_t key[64] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+					 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33 };
+	static const uint8_t iv[16] = { 0 };
+	fb_ctx *ctx = fb_ctx_new();
+	for (size_t i = 0; fb_cipher_at(i); i++) {
+		const fb_cipher *c = fb_cipher_at(i);
+		for (int enc = 0; enc < 2; enc++) {
+			int rc = fb_init(ctx, c, enc ? FB_ENCRYPT : FB_DECRYPT, key, fb_cipher_key_len(c), iv,
+					 fb_cipher_iv_len(c), NULL);
+			fb_selection_query q = { c->family, c->mode, enc, SIZE_MAX, 0, fb_cpu_features(), NULL };
+			fb_selection sel = { NULL, NULL, 0 };
+			int src = fb_select(&q, &sel);
+			check(!rc && !src && same(fb_ctx_impl(ctx), name_of(sel.par)) &&
+				      same(fb_ctx_serial_impl(ctx), name_of(sel.ser)),
+			      "context on this CPU", "this CPU", c->name, enc, SIZE_MAX, 0, fb_ctx_impl(ctx),
+			      name_of(sel.par));
+		}
+	}
+	fb_ctx_free(ctx);
+}
+
+int main(void)
+{
+	if (getenv("FASTBLOCK_IMPL")) {
+		printf("SKIP: FASTBLOCK_IMPL is set, and it overrides every choice\n");
+		return 77;
+	}
+	for (size_t m = 0; m < sizeof machines / sizeof *machines; m++)
+		check_machine(&machines[m]);
+	check_named_rows();
+	check_forced();
+	check_runtime();
+	printf("test_dispatch: %d checks, %d failures\n", checks, failures);
+	return failures != 0;
+}
