@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all test test-masked test-asan bench clean install uninstall dist
+.PHONY: all test test-masked test-asan bench dudect clean install uninstall dist
 
 all: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
@@ -56,6 +56,18 @@ dist:
 
 bench: all
 	bench/run_bench.sh $(BUILD)
+
+# make dudect: the long statistical constant-time run (tests/ct_dudect.c),
+# every default and constant-time implementation; table in
+# $(BUILD)/dudect.txt, JSON in $(BUILD)/dudect.json. Run it on a quiet
+# machine; DUDECT_CPU pins it to one core. It never fails on a row of the
+# library (only on a leaking control it cannot find).
+DUDECT_N ?= 1000000
+DUDECT_LEN ?= 16,64,256
+DUDECT_CPU ?=
+dudect: all
+	$(if $(DUDECT_CPU),taskset -c $(DUDECT_CPU)) $(BUILD)/ct_dudect --n $(DUDECT_N) --len $(DUDECT_LEN) \
+		--json $(BUILD)/dudect.json | tee $(BUILD)/dudect.txt
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

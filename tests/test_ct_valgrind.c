@@ -19,17 +19,25 @@
  * control flow, table indices and loads and stores. AVX2 kernels run
  * natively.
  *
+ * Valgrind has no VAES either: aes/vaes-avx2 is compiled a second time
+ * (ct_model_vaes.c) with each 256-bit VAES round as two AES-NI rounds, one
+ * per 128-bit lane, which is what the instruction does.
+ *
  * Without arguments: every constant-time DES kernel this CPU (as valgrind
  * presents it) runs, plus the two modelled AVX-512 kernels and the
  * multi-stream API (fb_multi_crypt, src/modes/multi.c) over both modelled engines.
- * family:NAME: every constant-time kernel of that family valgrind runs
- * (other families: setkey and every step - encrypt, decrypt and the fused
- * CTR, CBC and XTS steps - against the family's portable kernel). With
+ * family:NAME: every constant-time kernel of that family valgrind runs, and
+ * the family's models (other families: setkey and every step - encrypt,
+ * decrypt and the fused CTR, CBC and XTS steps - against the family's
+ * portable kernel, every run length from one block to a batch and one
+ * more, then two batches less one and three and five blocks). With
  * kernel names: those (a kernel that is not constant-time, such as
- * des/table, must make valgrind fail), and leaky:NAME, the kernel with a
- * secret-dependent branch added: the negative self-check of the machinery
- * for each family. Exit 77 (skip) when not under valgrind, or when nothing
- * of the request runs on this CPU.
+ * des/table, must make valgrind fail). The negative self-checks, one
+ * secret-dependent step added to a constant-time kernel (or model):
+ * leaky:NAME (a branch after encrypt), leaky-load:NAME (a table load at a
+ * secret index after decrypt), leaky-setkey:NAME (a branch on the key in
+ * setkey); each must be reported. Exit 77 (skip) when not under valgrind,
+ * or when nothing of the request runs on this CPU.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,17 +304,29 @@ enum { OP_ENC, OP_DEC, OP_CTR, OP_CBC_DEC, OP_CBC_ENC, OP_XTS_ENC, OP_XTS_DEC, N
 static const char *const op_names[NOPS] = { "encrypt", "decrypt", "ctr32", "cbc_dec", "cbc_enc",
 					    "xts_enc", "xts_dec" };
 
-/* Run lengths that reach every path of a kernel of this batch: one block,
- * a partial batch, a full one and several with a remainder. */
-static size_t run_lengths(const fb_kernel *k, size_t out[4])
+/* Run lengths that reach every path of a kernel of this batch: for the
+ * 128-bit families every count from one block to a full batch and one
+ * more (so every tail of every width ladder: 8, 4, 2, 1 registers, an odd
+ * last block), then two batches less one and several with a remainder;
+ * kernels of one block at a time get a few counts. DES: the kernels'
+ * short-run paths and 512-block batches. */
+#define MAXLENS 24
+static size_t run_lengths(const fb_kernel *k, size_t out[MAXLENS])
 {
-	if (!strcmp(k->family, "des")) { /* the DES kernels' short-run paths and 512-block batches */
+	if (!strcmp(k->family, "des")) {
 		out[0] = 1, out[1] = 9, out[2] = 100, out[3] = 600;
 		return 4;
 	}
-	size_t b = k->batch > 1 ? k->batch : 8;
-	out[0] = 1, out[1] = b - 1 ? b - 1 : 2, out[2] = b, out[3] = 3 * b + 5;
-	return 4;
+	size_t b = k->batch, n = 0;
+	if (b <= 1) {
+		out[0] = 1, out[1] = 2, out[2] = 3, out[3] = 9;
+		return 4;
+	}
+	for (size_t i = 1; i <= b + 1 && n < MAXLENS - 2; i++)
+		out[n++] = i;
+	out[n++] = 2 * b - 1;
+	out[n++] = 3 * b + 5;
+	return n;
 }
 
 /* x * alpha in GF(2^128), XTS's little-endian convention. */
@@ -381,7 +401,7 @@ static int check_kernel(const fb_kernel *k, const char *label)
 	const fb_kernel *r = reference_of(k->family);
 	static const size_t des_keys[] = { 8, 16, 24 }, other_keys[] = { 16, 24, 32 };
 	const size_t *klens = strcmp(k->family, "des") ? other_keys : des_keys;
-	size_t lens[4], nlen = run_lengths(k, lens);
+	size_t lens[MAXLENS], nlen = run_lengths(k, lens);
 	unsigned bs = k->block_size;
 	int bad = 0;
 	long before = VALGRIND_COUNT_ERRORS;
@@ -434,30 +454,64 @@ static int check_kernel(const fb_kernel *k, const char *label)
 	return bad;
 }
 
-/* The negative self-check: a copy of a constant-time kernel whose encrypt
- * also branches on its output (so on the key and the data). It changes no
- * result, only timing; the check must report it. */
+/* The negative self-checks: a copy of a constant-time kernel with one
+ * secret-dependent step added, which changes no result, only timing (or
+ * the cache lines touched). The check must report each:
+ *   leaky:K         encrypt also branches on its output (so on key and data);
+ *   leaky-load:K    decrypt also loads from a table at an address taken
+ *                   from its output;
+ *   leaky-setkey:K  setkey also branches on the key. */
 static const fb_kernel *leak_base;
 static volatile unsigned leak_sink;
+static const uint8_t leak_table[256];
 static void leaky_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
 	leak_base->encrypt(ks, out, in, n);
 	if (out[0] & 1)
 		leak_sink++;
 }
+static void leaky_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	leak_base->decrypt(ks, out, in, n);
+	leak_sink += ((const volatile uint8_t *)leak_table)[out[0]];
+}
+static int leaky_setkey(void *ks, const uint8_t *key, size_t len)
+{
+	int rc = leak_base->setkey(ks, key, len);
+	if (key[len - 1] & 0x80)
+		leak_sink++;
+	return rc;
+}
 
-static int check_leaky(const char *name)
+static const fb_kernel *model_by_name(const char *name);
+
+static int check_leaky(const char *how, const char *name)
 {
 	static fb_kernel leaky;
-	leak_base = fb_kernel_by_name(name);
-	if (!leak_base || !fb_kernel_supported(leak_base)) {
+	const char *what;
+	leak_base = model_by_name(name);
+	if (!leak_base)
+		leak_base = fb_kernel_by_name(name);
+	if (!leak_base || (!model_by_name(name) && !fb_kernel_supported(leak_base))) {
 		printf("%s: unknown or not runnable here\n", name);
 		return 2;
 	}
 	leaky = *leak_base;
-	leaky.encrypt = leaky_encrypt;
-	char label[64];
-	snprintf(label, sizeof label, "%s with a secret branch", name);
+	if (!strcmp(how, "load")) {
+		leaky.decrypt = leaky_decrypt;
+		what = "a secret load";
+	} else if (!strcmp(how, "setkey")) {
+		leaky.setkey = leaky_setkey;
+		what = "a secret branch in setkey";
+	} else if (!strcmp(how, "branch")) {
+		leaky.encrypt = leaky_encrypt;
+		what = "a secret branch";
+	} else {
+		printf("leaky-%s: no such variant (leaky, leaky-load, leaky-setkey)\n", how);
+		return 2;
+	}
+	char label[96];
+	snprintf(label, sizeof label, "%s with %s", name, what);
 	return check_kernel(&leaky, label);
 }
 
@@ -572,15 +626,36 @@ static int check_multi_long(void)
 	return bad;
 }
 
-static const fb_kernel *const models[] = {
-	&ct_model_des_bs_avx512,
-	&ct_model_des_gfni_avx512,
-};
-#define NMODELS (sizeof models / sizeof *models)
+/* The modelled kernels: the DES AVX-512 ones (above), aes/vaes-avx2
+ * (ct_model_vaes.c: VAES as AES-NI on each lane), rc6/avx512 and
+ * serpent/avx512 (ct_model_avx512.c: the AVX-512 intrinsics in C) and
+ * aes/vaes-avx512 (ct_model_vaes512.c: also the AES rounds in C), when valgrind's CPU
+ * runs what the model runs on. */
+const fb_kernel *ct_model_vaes_avx2(void);
+const fb_kernel *ct_model_rc6_avx512_kernel(void);
+const fb_kernel *ct_model_serpent_avx512_kernel(void);
+const fb_kernel *ct_model_vaes_avx512_kernel(void);
+#define MAXMODELS 8
+static const fb_kernel *models[MAXMODELS];
+static size_t nmodels;
+
+static void models_init(void)
+{
+	models[nmodels++] = &ct_model_des_bs_avx512;
+	models[nmodels++] = &ct_model_des_gfni_avx512;
+	if (ct_model_vaes_avx2())
+		models[nmodels++] = ct_model_vaes_avx2();
+	if (ct_model_rc6_avx512_kernel())
+		models[nmodels++] = ct_model_rc6_avx512_kernel();
+	if (ct_model_serpent_avx512_kernel())
+		models[nmodels++] = ct_model_serpent_avx512_kernel();
+	if (ct_model_vaes_avx512_kernel())
+		models[nmodels++] = ct_model_vaes_avx512_kernel();
+}
 
 static const fb_kernel *model_by_name(const char *name)
 {
-	for (size_t m = 0; m < NMODELS; m++)
+	for (size_t m = 0; m < nmodels; m++)
 		if (!strcmp(name, models[m]->name))
 			return models[m];
 	return NULL;
@@ -603,14 +678,16 @@ static int check_family(const char *family, int *ran)
 		bad += check_kernel(fb_kernel_by_name(info.name), info.name);
 		++*ran;
 	}
-	if (strcmp(family, "des"))
-		return bad;
-	for (size_t m = 0; m < NMODELS; m++) {
+	for (size_t m = 0; m < nmodels; m++) {
 		char label[64];
+		if (strcmp(models[m]->family, family))
+			continue;
 		snprintf(label, sizeof label, "%s (model)", models[m]->name);
 		bad += check_kernel(models[m], label);
 		++*ran;
 	}
+	if (strcmp(family, "des"))
+		return bad;
 	bad += check_multi("des/bs-avx512");
 	bad += check_multi("des/gfni-avx512");
 	bad += check_multi_long();
@@ -624,7 +701,8 @@ static int check_family(const char *family, int *ran)
 }
 
 /* Arguments: KERNEL (one kernel; a non-constant-time one must fail),
- * family:NAME (all of a family), leaky:KERNEL (the negative self-check);
+ * family:NAME (all of a family), leaky[-load|-setkey]:KERNEL (the negative
+ * self-checks);
  * none: family:des. */
 int main(int argc, char **argv)
 {
@@ -633,13 +711,23 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	int bad = 0, ran = 0;
+	models_init();
 	for (int a = 1; a < argc; a++) {
 		if (!strncmp(argv[a], "family:", 7)) {
 			bad += check_family(argv[a] + 7, &ran);
 			continue;
 		}
-		if (!strncmp(argv[a], "leaky:", 6)) {
-			bad += check_leaky(argv[a] + 6);
+		if (!strncmp(argv[a], "leaky", 5) && strchr(argv[a], ':')) {
+			const char *colon = strchr(argv[a], ':');
+			char how[16] = "branch";
+			if (argv[a][5] == '-' && colon - argv[a] - 6 < (long)sizeof how) {
+				memcpy(how, argv[a] + 6, (size_t)(colon - argv[a] - 6));
+				how[colon - argv[a] - 6] = 0;
+			}
+			int r = check_leaky(how, colon + 1);
+			if (r == 2)
+				return 2;
+			bad += r;
 			ran++;
 			continue;
 		}
