@@ -253,7 +253,7 @@ static void bad_input(void)
 #define BN 300
 static void batches(tu_rng *r)
 {
-	static uint8_t keys[BN][24], msgs[BN][80], got[BN * 16], want[BN * 16];
+	static uint8_t keys[BN][32], msgs[BN][80], got[BN * 16], want[BN * 16];
 	const uint8_t *kp[BN], *mp[BN];
 	size_t len[BN];
 	static const struct { const char *cipher; enum fb_mac_alg alg; size_t kl; } cs[] = {
@@ -270,7 +270,7 @@ static void batches(tu_rng *r)
 			size_t n = ns[t], bs = fb_cipher_block_size(ci), ml = 1 + tu_below(r, bs);
 			enum fb_mac_pad pad = cs[c].alg == FB_MAC_CMAC ? FB_MAC_PAD_NONE : (enum fb_mac_pad)(1 + tu_below(r, 3));
 			for (size_t i = 0; i < n; i++) {
-				tu_fill(r, keys[i], 24);
+				tu_fill(r, keys[i], 32);
 				len[i] = tu_below(r, 81);
 				if (pad == FB_MAC_PAD1 && !len[i])
 					len[i] = 1;
