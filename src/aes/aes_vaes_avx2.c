@@ -263,14 +263,6 @@ static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 
 /* ---- XTS ------------------------------------------------------------------- */
 
-/* Both lanes' tweaks times alpha (see aes_aesni.c's xts_mul_alpha). */
-INLINE TGT __m256i xts_mul_alpha_y(__m256i t)
-{
-	const __m256i poly = _mm256_set_epi32(0, 1, 0, 0x87, 0, 1, 0, 0x87);
-	__m256i c = _mm256_and_si256(_mm256_shuffle_epi32(_mm256_srai_epi32(t, 31), 0x13), poly);
-	return _mm256_xor_si256(_mm256_add_epi64(t, t), c);
-}
-
 /* Both lanes' tweaks times alpha^e, 1 <= e <= 56: the 128-bit shift by
  * e, and the e bits shifted out of the top reduced by x^128 = x^7 + x^2 +
  * x + 1 (h ^ h<<1 ^ h<<2 ^ h<<7, which cannot overflow for e <= 56). No
@@ -311,7 +303,7 @@ INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	size_t n = *np;
 	__m256i k[15];
 	__m256i t = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tweak));
-	t = _mm256_blend_epi32(t, xts_mul_alpha_y(t), 0xF0); /* (T, T alpha) */
+	t = _mm256_blend_epi32(t, xts_mul_alpha_e(t, 1), 0xF0); /* (T, T alpha) */
 	load_keys(k, dir ? ks->dk : ks->ek, nr);
 	for (; n >= 16; n -= 16, in += 256, out += 256)
 		xts_pass(k, nr, out, in, 8, &t, dir);
