@@ -67,6 +67,13 @@ static const char *forced_name(const fb_family *fam, const char *forced, char *b
 	return NULL;
 }
 
+/* The named kernel if it is of this family and runs on cpu, else NULL. */
+static const fb_kernel *forced_kernel(const fb_family *fam, const char *name, uint32_t cpu)
+{
+	const fb_kernel *k = fb_kernel_by_name(name);
+	return k && !strcmp(k->family, fam->name) && runs_on(k, cpu) ? k : NULL;
+}
+
 int fb_select(const fb_selection_query *q, fb_selection *out)
 {
 	const fb_family *fam = q->family;
@@ -75,8 +82,8 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
 	out->wide = 0;
 	if (name) {
-		const fb_kernel *k = fb_kernel_by_name(name);
-		if (!k || strcmp(k->family, fam->name) || !runs_on(k, q->cpu))
+		const fb_kernel *k = forced_kernel(fam, name, q->cpu);
+		if (!k)
 			return FB_ERR_IMPL_UNAVAILABLE;
 		if (need_ct && !k->constant_time)
 			return FB_ERR_NOT_CONSTANT_TIME;
@@ -117,8 +124,8 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 	char buf[64];
 	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
 	if (name) {
-		const fb_kernel *k = fb_kernel_by_name(name);
-		if (!k || strcmp(k->family, fam->name) || !runs_on(k, q->cpu))
+		const fb_kernel *k = forced_kernel(fam, name, q->cpu);
+		if (!k)
 			return FB_ERR_IMPL_UNAVAILABLE;
 		if (need_ct && !(k->lanes ? k->lanes->constant_time : k->constant_time))
 			return FB_ERR_NOT_CONSTANT_TIME;
