@@ -53,6 +53,7 @@ enum fb_error {
 	FB_ERR_NOT_CONSTANT_TIME = -12, /* implementation refused by FB_FLAG_CONSTANT_TIME */
 	FB_ERR_PADDING_MODE = -13,   /* padding asked for a mode that has none */
 	FB_ERR_XTS_KEYS = -14,       /* XTS key halves equal (always refused) */
+	FB_ERR_CTX_SIZE = -15,       /* context smaller than fb_ctx_size() asks */
 };
 
 /* A one-line English text for an error code (never NULL). */
@@ -101,21 +102,32 @@ typedef struct fb_options {
 
 /* ---- Contexts ------------------------------------------------------------ */
 
-#define FB_CTX_SIZE 32768
-#ifdef __cplusplus
-#define FB_ALIGN64 alignas(64)
-#else
-#define FB_ALIGN64 _Alignas(64)
-#endif
-typedef struct fb_ctx {
-	FB_ALIGN64 unsigned char opaque[FB_CTX_SIZE];
-} fb_ctx;
+/* A context is opaque and sized to its use: the state plus the key
+ * schedules of the implementations fb_init chooses for a cipher, its
+ * options and this CPU. A 3DES or AES context for a serial mode takes
+ * under 1 KB; a bitsliced DES context about 13 KB. */
+typedef struct fb_ctx fb_ctx;
+#define FB_CTX_ALIGN 64 /* contexts start on this boundary */
 
 enum fb_direction { FB_DECRYPT = 0, FB_ENCRYPT = 1 };
 
-/* Allocates a context (64-byte aligned) ready for fb_init; NULL on failure. */
+/* Bytes a context needs for fb_init(ctx, c, dir, ..., opt) on this CPU
+ * (opt may be NULL). 0 if c is NULL or the options cannot be served (an
+ * unknown or unavailable implementation): fb_init would refuse them. */
+size_t fb_ctx_size(const fb_cipher *c, enum fb_direction dir, const fb_options *opt);
+/* Allocates a context of exactly fb_ctx_size(c, dir, opt) bytes, aligned;
+ * NULL on failure. It serves any fb_init that needs no more. */
+fb_ctx *fb_ctx_new_for(const fb_cipher *c, enum fb_direction dir, const fb_options *opt);
+/* Allocates a context big enough for every cipher, direction and option
+ * this build offers (about 21 KB); NULL on failure. */
 fb_ctx *fb_ctx_new(void);
-/* Wipes and frees a context from fb_ctx_new (NULL is fine). */
+/* Embedding: makes a context inside caller memory of size bytes, which
+ * must start on an FB_CTX_ALIGN boundary. Returns mem as a context, or
+ * NULL if mem is NULL or misaligned or size is below the smallest
+ * context. fb_init refuses with FB_ERR_CTX_SIZE a cipher that needs more
+ * than size. Release it with fb_ctx_wipe, never fb_ctx_free. */
+fb_ctx *fb_ctx_place(void *mem, size_t size);
+/* Wipes and frees a context from fb_ctx_new or fb_ctx_new_for (NULL is fine). */
 void fb_ctx_free(fb_ctx *ctx);
 /* Wipes a context's key material; it must be initialised again to be used. */
 void fb_ctx_wipe(fb_ctx *ctx);
@@ -164,6 +176,7 @@ typedef struct fb_impl_info {
 	int supported;          /* 1 if this CPU runs it */
 	unsigned batch;         /* natural batch in blocks */
 	const char *cpu_needs;  /* "avx512f avx512bw ..." ("" for portable) */
+	size_t schedule_bytes;  /* one key schedule (one key of EDE, XTS's data key) */
 } fb_impl_info;
 
 /* Enumerates all compiled implementations: i = 0, 1, ... until FB_ERR_ARGUMENT. */

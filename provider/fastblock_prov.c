@@ -151,8 +151,17 @@ static const char *fb_errname(int rc)
 static int fbp_setup(fbp_ctx *x)
 {
 	fb_options opt = { FB_PAD_NONE, x->ct ? FB_FLAG_CONSTANT_TIME : 0u, NULL };
-	int rc = fb_init(x->fb, x->alg->c, x->enc ? FB_ENCRYPT : FB_DECRYPT, x->key, x->alg->keylen,
-			 x->alg->ivlen ? x->chain : NULL, x->alg->ivlen, &opt);
+	enum fb_direction dir = x->enc ? FB_ENCRYPT : FB_DECRYPT;
+	int rc = x->fb ? fb_init(x->fb, x->alg->c, dir, x->key, x->alg->keylen,
+				 x->alg->ivlen ? x->chain : NULL, x->alg->ivlen, &opt)
+		       : FB_ERR_CTX_SIZE;
+	if (rc == FB_ERR_CTX_SIZE) { /* none yet, or one sized for the other direction */
+		fb_ctx_free(x->fb);
+		x->fb = fb_ctx_new_for(x->alg->c, dir, &opt);
+		rc = x->fb ? fb_init(x->fb, x->alg->c, dir, x->key, x->alg->keylen,
+				     x->alg->ivlen ? x->chain : NULL, x->alg->ivlen, &opt)
+			   : FB_ERR_ARGUMENT;
+	}
 	if (rc != FB_OK) {
 		x->ready = 0;
 		FBP_RAISE(x->prov, rc == FB_ERR_KEY_LENGTH ? PROV_R_INVALID_KEY_LENGTH : PROV_R_CIPHER_OPERATION_FAILED,
@@ -174,12 +183,10 @@ static fbp_ctx *fbp_newctx_common(void *provctx, const fbp_alg *alg, int ct)
 	x->pad = 1;
 	x->enc = 1;
 	x->bs = (unsigned)fb_cipher_block_size(alg->c);
-	/* XTS too: its context is set up with each key (which checks the key
-	 * and names the kernel), though updates are one-shot calls. */
-	if (!(x->fb = fb_ctx_new())) {
-		OPENSSL_free(x);
-		return NULL;
-	}
+	/* The library context comes with the key and direction, sized for
+	 * them (fbp_setup). XTS too: its context is set up with each key (which
+	 * checks the key and names the kernel), though updates are one-shot
+	 * calls. */
 	return x;
 }
 
@@ -208,10 +215,7 @@ static void *fbp_dupctx(void *vx)
 	if (!d)
 		return NULL;
 	*d = *x;
-	if (!(d->fb = fb_ctx_new())) {
-		OPENSSL_clear_free(d, sizeof *d);
-		return NULL;
-	}
+	d->fb = NULL;
 	if (x->ready && (!fbp_setup(d) || !fbp_replay(d, d->pin, d->num))) {
 		fbp_freectx(d);
 		return NULL;
@@ -1025,10 +1029,8 @@ static int fbp_ct_available(const fbp_alg *a)
 	for (size_t i = 0; i < sizeof key; i++)
 		key[i] = (uint8_t)(i * 7 + 1); /* XTS halves differ */
 	fb_options opt = { FB_PAD_NONE, FB_FLAG_CONSTANT_TIME, NULL };
-	fb_ctx *c = fb_ctx_new();
-	if (!c)
-		return 0;
-	int ok = fb_init(c, a->c, FB_ENCRYPT, key, a->keylen, a->ivlen ? zero : NULL, a->ivlen, &opt) == FB_OK;
+	fb_ctx *c = fb_ctx_new_for(a->c, FB_ENCRYPT, &opt); /* NULL: no constant-time kernel */
+	int ok = c && fb_init(c, a->c, FB_ENCRYPT, key, a->keylen, a->ivlen ? zero : NULL, a->ivlen, &opt) == FB_OK;
 	fb_ctx_free(c);
 	return ok;
 }

@@ -25,45 +25,135 @@ const char *fb_strerror(int err)
 	case FB_ERR_NOT_CONSTANT_TIME: return "implementation is not constant-time (constant-time required)";
 	case FB_ERR_PADDING_MODE: return "padding applies only to ECB and CBC";
 	case FB_ERR_XTS_KEYS: return "XTS key halves are equal (the data and tweak keys must differ)";
+	case FB_ERR_CTX_SIZE: return "context too small for this cipher and options (see fb_ctx_size)";
 	default: return "unknown error code";
 	}
 }
 
-static fb_state *state_of(fb_ctx *ctx)
+/* ---- context layout -----------------------------------------------------
+ *
+ * A context is a header that no wipe touches (its capacity, sealed so
+ * that memory never made into a context is refused), the state, then the
+ * key schedules fb_init places: the parallel kernel's, the serial
+ * kernel's unless it shares that format, and XTS's tweak key, each on a
+ * 64-byte boundary as the SIMD kernels load them. */
+
+typedef struct ctx_head {
+	size_t cap;  /* bytes the caller gave, header included */
+	size_t seal; /* cap ^ CTX_SEAL */
+} ctx_head;
+
+#define CTX_SEAL ((size_t)0x66624374785a6531ull)
+#define ROUND64(n) (((n) + 63u) & ~(size_t)63u)
+#define STATE_AT ROUND64(sizeof(ctx_head))
+#define AREAS_AT (STATE_AT + ROUND64(sizeof(fb_state)))
+
+static ctx_head *head_of(fb_ctx *ctx)
 {
-	return (fb_state *)(void *)ctx->opaque;
+	return (ctx_head *)(void *)ctx;
 }
 
-/* Wipes the state and the key schedules a live context uses (cheaper than
- * the whole 32 KB, which matters for short one-shot messages). */
+static fb_state *state_of(fb_ctx *ctx)
+{
+	return (fb_state *)(void *)((unsigned char *)ctx + STATE_AT);
+}
+
+static const fb_state *cstate_of(const fb_ctx *ctx)
+{
+	return (const fb_state *)(const void *)((const unsigned char *)ctx + STATE_AT);
+}
+
+static int head_ok(fb_ctx *ctx)
+{
+	const ctx_head *h = head_of(ctx);
+	return h->cap >= AREAS_AT && h->seal == (h->cap ^ CTX_SEAL);
+}
+
+typedef struct ctx_layout {
+	size_t par, ser, tweak; /* offsets of the key schedules (tweak 0: none) */
+	size_t total;
+} ctx_layout;
+
+/* Kernels that share a key-schedule format (same setkey) share one schedule. */
+static int shares_schedule(const fb_selection *sel)
+{
+	return sel->ser == sel->par || sel->ser->setkey == sel->par->setkey;
+}
+
+static void layout_of(const fb_selection *sel, enum fb_mode mode, ctx_layout *l)
+{
+	size_t at = AREAS_AT;
+	l->par = l->ser = at;
+	at += ROUND64(sel->par->ks_size);
+	if (!shares_schedule(sel)) {
+		l->ser = at;
+		at += ROUND64(sel->ser->ks_size);
+	}
+	l->tweak = 0;
+	if (mode == FB_XTS) { /* the tweak key runs on the serial kernel */
+		l->tweak = at;
+		at += ROUND64(sel->ser->ks_size);
+	}
+	l->total = at;
+}
+
+/* Wipes the state and the key schedules a live context uses. */
 static void wipe_used(fb_ctx *ctx)
 {
 	fb_state *s = state_of(ctx);
+	size_t cap = head_of(ctx)->cap;
 	/* A caller's never-initialised context could hold the magic by chance:
-	 * trust its kernel pointers only if they are ours. */
-	if (s->magic == FB_MAGIC_READY && fb_kernel_known(s->par) && fb_kernel_known(s->ser)) {
-		unsigned char *base = ctx->opaque;
-		size_t t = s->ser->ks_size;
-		fb_wipe(base + FB_KS_AREA1, s->par->ks_size);
-		fb_wipe(base + FB_KS_AREA2, t);
-		if (s->ser != s->par)
-			fb_wipe(base + FB_KS_AREA3, t);
+	 * trust its extent only inside the capacity. */
+	if (s->magic == FB_MAGIC_READY && s->used > AREAS_AT && s->used <= cap)
+		fb_wipe((unsigned char *)ctx + AREAS_AT, s->used - AREAS_AT);
+	fb_wipe(s, sizeof *s);
+}
+
+fb_ctx *fb_ctx_place(void *mem, size_t size)
+{
+	if (!mem || (uintptr_t)mem % FB_CTX_ALIGN || size < AREAS_AT)
+		return NULL;
+	fb_ctx *ctx = mem;
+	ctx_head *h = head_of(ctx);
+	h->cap = size;
+	h->seal = size ^ CTX_SEAL;
+	memset(state_of(ctx), 0, sizeof(fb_state)); /* key areas are zeroed by fb_init as used */
+	return ctx;
+}
+
+static fb_ctx *ctx_alloc(size_t size)
+{
+	if (!size)
+		return NULL;
+	size = ROUND64(size); /* aligned_alloc wants a multiple of the alignment */
+	void *mem = aligned_alloc(FB_CTX_ALIGN, size);
+	return mem ? fb_ctx_place(mem, size) : NULL;
+}
+
+/* Bytes for the largest context any cipher, direction and option needs:
+ * the largest schedule as the parallel one and again as the serial one,
+ * and once more for XTS's tweak key where the block is 16 bytes. */
+static size_t ctx_size_max(void)
+{
+	size_t need = AREAS_AT;
+	const fb_kernel *k;
+	for (size_t i = 0; (k = fb_kernel_at(i)); i++) {
+		size_t n = AREAS_AT + ROUND64(k->ks_size) * (k->block_size == 16 ? 3 : 2);
+		if (n > need)
+			need = n;
 	}
-	fb_wipe(s, FB_STATE_BYTES);
+	return need;
 }
 
 fb_ctx *fb_ctx_new(void)
 {
-	fb_ctx *ctx = aligned_alloc(64, sizeof(fb_ctx));
-	if (ctx) /* the state header; key areas are zeroed by fb_init as used */
-		memset(ctx, 0, FB_STATE_BYTES);
-	return ctx;
+	return ctx_alloc(ctx_size_max());
 }
 
 void fb_ctx_wipe(fb_ctx *ctx)
 {
-	if (ctx)
-		fb_wipe(ctx, sizeof *ctx);
+	if (ctx && head_ok(ctx))
+		fb_wipe(state_of(ctx), head_of(ctx)->cap - STATE_AT);
 }
 
 void fb_ctx_free(fb_ctx *ctx)
@@ -71,6 +161,7 @@ void fb_ctx_free(fb_ctx *ctx)
 	if (!ctx)
 		return;
 	wipe_used(ctx); /* key material only ever lives in the areas in use */
+	fb_wipe(head_of(ctx), sizeof(ctx_head));
 	free(ctx);
 }
 
@@ -109,58 +200,33 @@ static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* ---- kernel choice ------------------------------------------------------------ */
 
-/* len_hint: the whole message's length when the caller knows it (one-shot
- * calls), else SIZE_MAX. */
-static int choose_kernels(fb_state *s, const fb_options *opt, size_t len_hint)
+/* The kernels for c, dir and opt; len_hint: the whole message's length
+ * when the caller knows it (one-shot calls), else SIZE_MAX. */
+static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_options *opt,
+			  size_t len_hint, fb_selection *sel)
 {
 	fb_selection_query q = {
-		s->c->family, s->mode, s->encrypt, len_hint, opt ? opt->flags : 0u,
+		c->family, c->mode, dir == FB_ENCRYPT, len_hint, opt ? opt->flags : 0u,
 		fb_cpu_features(), opt ? opt->impl : NULL,
 	};
-	fb_selection sel;
-	int rc = fb_select(&q, &sel);
-	if (rc)
-		return rc;
-	s->par = sel.par;
-	s->ser = sel.ser;
-	s->wide = sel.wide;
-	return FB_OK;
+	return fb_select(&q, sel);
 }
 
 /* Places and fills the key schedules inside the context. */
-static int set_keys(fb_ctx *ctx, fb_state *s, const uint8_t *key, size_t key_len)
+static int set_keys(fb_ctx *ctx, fb_state *s, const ctx_layout *l, const uint8_t *key, size_t key_len)
 {
-	unsigned char *base = ctx->opaque;
+	unsigned char *base = (unsigned char *)ctx;
 	size_t klen = s->mode == FB_XTS ? key_len / 2 : key_len;
-	if (s->par->ks_size > FB_KS_MAX || s->ser->ks_size > FB_KS_MAX)
-		return FB_ERR_IMPL_UNAVAILABLE;
-	void *kp = base + FB_KS_AREA1, *kt = NULL;
-	memset(kp, 0, s->par->ks_size);
-	int rc = s->par->setkey(kp, key, klen);
-	if (rc)
-		return rc;
-	s->ks_par = kp;
-	/* Kernels that share a key-schedule format (same setkey) share one schedule. */
-	if (s->ser == s->par || s->ser->setkey == s->par->setkey) {
-		s->ks_ser = kp;
-		kt = base + FB_KS_AREA2;
-	} else {
-		void *ks = base + FB_KS_AREA2;
-		memset(ks, 0, s->ser->ks_size);
-		if ((rc = s->ser->setkey(ks, key, klen)))
-			return rc;
-		s->ks_ser = ks;
-		kt = base + FB_KS_AREA3;
-		if (s->ser->ks_size > FB_KS_AREA3_MAX)
-			return FB_ERR_IMPL_UNAVAILABLE;
-	}
-	if (s->mode == FB_XTS) {
-		memset(kt, 0, s->ser->ks_size);
-		if ((rc = s->ser->setkey(kt, key + klen, klen)))
-			return rc;
-		s->ks_tweak = kt;
-	}
-	return FB_OK;
+	memset(base + AREAS_AT, 0, l->total - AREAS_AT);
+	int rc = s->par->setkey(base + l->par, key, klen);
+	if (!rc && l->ser != l->par)
+		rc = s->ser->setkey(base + l->ser, key, klen);
+	if (!rc && l->tweak)
+		rc = s->ser->setkey(base + l->tweak, key + klen, klen);
+	s->ks_par = base + l->par;
+	s->ks_ser = base + l->ser;
+	s->ks_tweak = l->tweak ? base + l->tweak : NULL;
+	return rc;
 }
 
 static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_len,
@@ -181,17 +247,28 @@ static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_le
 	return fb_options_check(c, opt, key, key_len);
 }
 
-static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
-		    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt, size_t len_hint)
+/* The checks of fb_init that need no context, then the kernel choice
+ * and the context bytes it needs. */
+static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *key, size_t key_len,
+		    const uint8_t *iv, size_t iv_len, const fb_options *opt, size_t len_hint,
+		    fb_selection *sel, ctx_layout *l)
 {
-	if (!ctx)
-		return FB_ERR_ARGUMENT;
-	wipe_used(ctx); /* the previous key, if any */
 	int rc = check_init_args(c, key, key_len, iv, iv_len, opt);
 	if (rc)
 		return rc;
 	if (dir != FB_ENCRYPT && dir != FB_DECRYPT)
 		return FB_ERR_ARGUMENT;
+	if ((rc = choose_kernels(c, dir, opt, len_hint, sel)))
+		return rc;
+	layout_of(sel, c->mode, l);
+	return FB_OK;
+}
+
+/* Sets up a context whose plan fits it. */
+static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
+		    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt,
+		    const fb_selection *sel, const ctx_layout *l)
+{
 	fb_state *s = state_of(ctx);
 	s->c = c;
 	s->mode = c->mode;
@@ -201,25 +278,52 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;
 	if (s->padding == FB_PAD_DEFAULT)
 		s->padding = (s->mode == FB_ECB || s->mode == FB_CBC) ? FB_PAD_PKCS7 : FB_PAD_NONE;
-	if ((rc = choose_kernels(s, opt, len_hint)))
-		goto fail;
+	s->par = sel->par;
+	s->ser = sel->ser;
+	s->wide = sel->wide;
+	s->used = l->total;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
-	if ((rc = set_keys(ctx, s, key, key_len)))
-		goto fail;
+	int rc = set_keys(ctx, s, l, key, key_len);
+	if (rc) {
+		wipe_used(ctx);
+		return rc;
+	}
 	if (iv_len)
 		memcpy(s->iv, iv, iv_len);
 	if (s->mode == FB_XTS) /* the tweak: the data-unit number under key 2 */
 		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
 	return FB_OK;
-fail:
-	wipe_used(ctx);
-	return rc;
 }
 
 int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
 	    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt)
 {
-	return init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, SIZE_MAX);
+	if (!ctx || !head_ok(ctx))
+		return FB_ERR_ARGUMENT;
+	wipe_used(ctx); /* the previous key, if any */
+	fb_selection sel;
+	ctx_layout l;
+	int rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, SIZE_MAX, &sel, &l);
+	if (rc)
+		return rc;
+	if (l.total > head_of(ctx)->cap)
+		return FB_ERR_CTX_SIZE;
+	return init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l);
+}
+
+size_t fb_ctx_size(const fb_cipher *c, enum fb_direction dir, const fb_options *opt)
+{
+	fb_selection sel;
+	ctx_layout l;
+	if (!c || (dir != FB_ENCRYPT && dir != FB_DECRYPT) || choose_kernels(c, dir, opt, SIZE_MAX, &sel))
+		return 0;
+	layout_of(&sel, c->mode, &l);
+	return l.total;
+}
+
+fb_ctx *fb_ctx_new_for(const fb_cipher *c, enum fb_direction dir, const fb_options *opt)
+{
+	return ctx_alloc(fb_ctx_size(c, dir, opt));
 }
 
 /* 1 if [p, p + n) runs past the end of the address space: no real buffer
@@ -291,13 +395,13 @@ size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len)
 
 const char *fb_ctx_impl(const fb_ctx *ctx)
 {
-	const fb_state *s = ctx ? (const fb_state *)(const void *)ctx->opaque : NULL;
+	const fb_state *s = ctx ? cstate_of(ctx) : NULL;
 	return s && s->magic == FB_MAGIC_READY ? s->par->name : NULL;
 }
 
 const char *fb_ctx_serial_impl(const fb_ctx *ctx)
 {
-	const fb_state *s = ctx ? (const fb_state *)(const void *)ctx->opaque : NULL;
+	const fb_state *s = ctx ? cstate_of(ctx) : NULL;
 	return s && s->magic == FB_MAGIC_READY ? s->ser->name : NULL;
 }
 
@@ -350,11 +454,19 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	if ((in_len && span_wraps(in, in_len)) || in_len > SIZE_MAX - 32)
 		return FB_ERR_ARGUMENT;
 	out_cap = clamp_cap(out, out_cap);
-	fb_ctx *ctx = fb_ctx_new();
+	fb_selection sel;
+	ctx_layout l;
+	int rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, in_len, &sel, &l);
+	if (rc)
+		return rc;
+	/* Short-message contexts (table and AES-NI schedules) live on the
+	 * stack: no allocation per call. */
+	_Alignas(FB_CTX_ALIGN) unsigned char local[2048];
+	fb_ctx *ctx = l.total <= sizeof local ? fb_ctx_place(local, sizeof local) : ctx_alloc(l.total);
 	if (!ctx)
 		return FB_ERR_ARGUMENT;
 	size_t total = 0, a = 0, b = 0;
-	int rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, in_len);
+	rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l);
 	if (!rc)
 		rc = oneshot_plan(ctx, in, in_len, &total);
 	if (!rc && total > out_cap)
@@ -368,7 +480,10 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 		rc = fb_update(ctx, out, out_cap, &a, in, in_len);
 	if (!rc)
 		rc = fb_final(ctx, out + a, out_cap - a, &b);
-	fb_ctx_free(ctx);
+	if (ctx == (fb_ctx *)(void *)local)
+		wipe_used(ctx);
+	else
+		fb_ctx_free(ctx);
 	if (rc)
 		return rc; /* only reachable before anything was written */
 	*out_len = a + b;

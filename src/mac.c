@@ -97,11 +97,26 @@ static int check_args(enum fb_mac_alg alg, const fb_cipher *c, size_t key_len, e
 	return FB_OK;
 }
 
+/* Keys the CBC chain (zero IV, no padding); a chain context too small for
+ * this cipher (or none yet) is replaced by one of the size it needs. */
+static int chain_init(fb_mac_ctx *m, const fb_cipher *cbc, const uint8_t *key, size_t key_len)
+{
+	static const uint8_t zero[16];
+	const fb_options none = { .padding = FB_PAD_NONE };
+	size_t iv_len = fb_cipher_iv_len(cbc);
+	int rc = m->chain ? fb_init(m->chain, cbc, FB_ENCRYPT, key, key_len, zero, iv_len, &none)
+			  : FB_ERR_CTX_SIZE;
+	if (rc != FB_ERR_CTX_SIZE)
+		return rc;
+	fb_ctx_free(m->chain);
+	if (!(m->chain = fb_ctx_new_for(cbc, FB_ENCRYPT, &none)))
+		return FB_ERR_ARGUMENT;
+	return fb_init(m->chain, cbc, FB_ENCRYPT, key, key_len, zero, iv_len, &none);
+}
+
 static int mac_setup(fb_mac_ctx *m, enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key,
 		     size_t key_len, enum fb_mac_pad pad)
 {
-	static const uint8_t zero[16];
-	fb_options none = { .padding = FB_PAD_NONE };
 	int rc = check_args(alg, c, key_len, pad);
 	if (rc)
 		return rc;
@@ -118,12 +133,12 @@ static int mac_setup(fb_mac_ctx *m, enum fb_mac_alg alg, const fb_cipher *c, con
 		m->last = fb_cipher_by_name(key_len == 16 ? "des-ede-ecb" : "des-ede3-ecb");
 		memcpy(m->key, key, key_len);
 		m->key_len = key_len;
-		return fb_init(m->chain, fb_cipher_by_name("des-cbc"), FB_ENCRYPT, key, 8, zero, 8, &none);
+		return chain_init(m, fb_cipher_by_name("des-cbc"), key, 8);
 	}
 	const fb_cipher *cbc = with_mode(c, "-cbc"), *ecb = with_mode(c, "-ecb");
 	if (!cbc || !ecb)
 		return FB_ERR_ARGUMENT;
-	rc = fb_init(m->chain, cbc, FB_ENCRYPT, key, key_len, zero, m->bs, &none);
+	rc = chain_init(m, cbc, key, key_len);
 	if (rc || alg != FB_MAC_CMAC)
 		return rc;
 	uint8_t l[16] = { 0 };
@@ -154,12 +169,7 @@ fb_mac_ctx *fb_mac_new(void)
 	fb_mac_ctx *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
-	m->chain = fb_ctx_new();
-	if (!m->chain) {
-		fb_mac_free(m);
-		return NULL;
-	}
-	return m;
+	return m; /* the chain context comes with the first key, sized for it */
 }
 
 void fb_mac_free(fb_mac_ctx *m)
@@ -344,19 +354,17 @@ int fb_des_random_key(uint8_t *key, size_t len)
 		return FB_ERR_KEY_LENGTH;
 	fb_options strict = { .flags = FB_FLAG_STRICT_KEYS };
 	const fb_cipher *c = fb_cipher_by_name(len == 8 ? "des-ecb" : len == 16 ? "des-ede-ecb" : "des-ede3-ecb");
-	fb_ctx *probe = fb_ctx_new();
-	int rc = probe ? FB_ERR_WEAK_KEY : FB_ERR_ARGUMENT;
+	int rc = FB_ERR_WEAK_KEY;
 	/* A weak part or two equal parts turn up with probability ~2^-52:
-	 * draw again (the strict check of fb_init is the judge). */
+	 * draw again (fb_init's own strict check is the judge). */
 	for (int tries = 0; rc == FB_ERR_WEAK_KEY && tries < 16; tries++) {
 		if (getrandom(key, len, 0) != (ssize_t)len) {
 			rc = FB_ERR_ARGUMENT;
 			break;
 		}
 		fb_des_set_parity(key, len);
-		rc = fb_init(probe, c, FB_ENCRYPT, key, len, NULL, 0, &strict);
+		rc = fb_options_check(c, &strict, key, len);
 	}
-	fb_ctx_free(probe);
 	if (rc)
 		fb_wipe(key, len);
 	return rc;

@@ -179,6 +179,7 @@ int fb_impl_at(size_t i, fb_impl_info *info)
 	info->constant_time = k->constant_time;
 	info->supported = fb_kernel_supported(k);
 	info->batch = k->batch;
+	info->schedule_bytes = k->ks_size;
 	/* Static strings per feature set would need storage; describe the
 	 * needs through a small thread-local buffer. */
 	static _Thread_local char needs[8][160];

@@ -909,7 +909,7 @@ static void t_constant_time(env *e)
 static void t_strerror(env *e)
 {
 	int code;
-	for (code = FB_ERR_PADDING_MODE; code <= FB_OK; code++) {
+	for (code = FB_ERR_CTX_SIZE; code <= FB_OK; code++) {
 		const char *s = fb_strerror(code);
 		tu_check(&e->st, s && *s, "[%s] fb_strerror(%d) empty", e->test, code);
 		if (code < FB_OK)
@@ -920,6 +920,133 @@ static void t_strerror(env *e)
 		 "[%s] fb_strerror of an unknown code is NULL", e->test);
 }
 
+/* Encrypts or decrypts data[0..len) through a placed context of size
+ * bytes in its own allocation; returns fb_init's code (and the output). */
+static int through_placed(const fb_cipher *c, enum fb_direction dir, const fb_options *opt,
+			  size_t size, const uint8_t *key, size_t klen, uint8_t *out, size_t *out_len)
+{
+	void *mem = NULL;
+	if (posix_memalign(&mem, FB_CTX_ALIGN, size))
+		return FB_ERR_ARGUMENT;
+	fb_ctx *ctx = fb_ctx_place(mem, size);
+	size_t a = 0, b = 0, len = 64;
+	int rc = ctx ? fb_init(ctx, c, dir, key, klen, fb_cipher_iv_len(c) ? iv16 : NULL,
+			       fb_cipher_iv_len(c), opt)
+		     : FB_ERR_ARGUMENT;
+	if (rc == FB_OK && (rc = fb_update(ctx, out, 256, &a, data, len)) == FB_OK)
+		rc = fb_final(ctx, out + a, 256 - a, &b);
+	*out_len = a + b;
+	if (ctx)
+		fb_ctx_wipe(ctx);
+	free(mem);
+	return rc;
+}
+
+/* One cipher, direction and option set: a context of exactly the size
+ * fb_ctx_size reports serves it (same bytes as a one-shot call), one byte
+ * less is refused with FB_ERR_CTX_SIZE, and fb_ctx_new's is never smaller. */
+static void ctx_size_case(env *e, const fb_cipher *c, enum fb_direction dir,
+			  const fb_options *opt, size_t biggest)
+{
+	const char *name = fb_cipher_name(c), *impl = opt->impl ? opt->impl : "default";
+	uint8_t key[64], want[256], got[256];
+	size_t klen = fb_cipher_key_len(c), wn = 0, gn = 0;
+	memcpy(key, key64, sizeof key);
+	size_t need = fb_ctx_size(c, dir, opt);
+	if (!need) { /* options this CPU cannot serve: fb_init must refuse them too */
+		fb_ctx *big = fb_ctx_new();
+		int rc = fb_init(big, c, dir, key, klen, iv16, fb_cipher_iv_len(c), opt);
+		tu_check(&e->st, rc != FB_OK, "[%s] %s %s: size 0 but fb_init accepts", e->test,
+			 name, impl);
+		fb_ctx_free(big);
+		return;
+	}
+	tu_check(&e->st, need <= biggest && need % 64 == 0, "[%s] %s %s: size %zu (fb_ctx_new %zu)",
+		 e->test, name, impl, need, biggest);
+	int rc = (dir == FB_ENCRYPT ? fb_encrypt : fb_decrypt)(c, key, klen, iv16,
+		fb_cipher_iv_len(c), data, 64, want, sizeof want, &wn, opt);
+	int rc2 = through_placed(c, dir, opt, need, key, klen, got, &gn);
+	tu_check(&e->st, rc2 == rc && (rc != FB_OK || (gn == wn && !memcmp(got, want, wn))),
+		 "[%s] %s %s dir %d: a context of exactly %zu bytes gave %d/%zu bytes, one-shot %d/%zu",
+		 e->test, name, impl, (int)dir, need, rc2, gn, rc, wn);
+	rc2 = through_placed(c, dir, opt, need - 1, key, klen, got, &gn);
+	tu_check(&e->st, rc2 == FB_ERR_CTX_SIZE, "[%s] %s %s: %zu bytes (one short) gave %d",
+		 e->test, name, impl, need - 1, rc2);
+}
+
+static void t_ctx_size(env *e)
+{
+	fb_ctx *big = fb_ctx_new();
+	void *mem = NULL;
+	size_t biggest = 0;
+	/* fb_ctx_new's size is not public: find it as the largest size a
+	 * placed context needs, bounded by what fb_init accepts in it. */
+	for (size_t i = 0; fb_cipher_at(i); i++)
+		for (int d = 0; d < 2; d++) {
+			size_t n = fb_ctx_size(fb_cipher_at(i), (enum fb_direction)d, NULL);
+			biggest = n > biggest ? n : biggest;
+		}
+	biggest = biggest < 65536 ? 65536 : biggest;
+	for (size_t i = 0; fb_cipher_at(i); i++) {
+		const fb_cipher *c = fb_cipher_at(i);
+		fb_options opt = { FB_PAD_DEFAULT, 0, NULL };
+		fb_impl_info info;
+		for (int d = 0; d < 2; d++) {
+			opt.impl = NULL;
+			opt.flags = 0;
+			ctx_size_case(e, c, (enum fb_direction)d, &opt, biggest);
+			opt.flags = FB_FLAG_CONSTANT_TIME;
+			ctx_size_case(e, c, (enum fb_direction)d, &opt, biggest);
+			opt.flags = 0;
+			for (size_t k = 0; fb_impl_at(k, &info) == FB_OK; k++) {
+				if (strcmp(info.family, fb_cipher_family(c)))
+					continue;
+				opt.impl = info.name;
+				ctx_size_case(e, c, (enum fb_direction)d, &opt, biggest);
+			}
+		}
+	}
+	/* Every cipher fits the context fb_ctx_new gives. */
+	for (size_t i = 0; big && fb_cipher_at(i); i++) {
+		const fb_cipher *c = fb_cipher_at(i);
+		int rc = fb_init(big, c, FB_DECRYPT, key64, fb_cipher_key_len(c), iv16,
+				 fb_cipher_iv_len(c), NULL);
+		tu_check(&e->st, rc == FB_OK, "[%s] %s in fb_ctx_new's context: %d", e->test,
+			 fb_cipher_name(c), rc);
+	}
+	fb_ctx_free(big);
+	/* The targets of a serial-mode context on the kernels with compact
+	 * schedules (AES-NI family, DES tables): at most 1 KB. */
+	static const char *const serial[] = { "aes-128-cbc", "aes-256-cbc", "des-ede3-cbc", "des-cbc" };
+	for (size_t i = 0; i < sizeof serial / sizeof *serial; i++) {
+		const fb_cipher *c = cipher(e, serial[i]);
+		fb_options ct = { FB_PAD_DEFAULT, 0, NULL };
+		size_t n = c ? fb_ctx_size(c, FB_ENCRYPT, &ct) : 0;
+		fb_ctx *x = c ? fb_ctx_new_for(c, FB_ENCRYPT, NULL) : NULL;
+		int rc = x ? fb_init(x, c, FB_ENCRYPT, key64, fb_cipher_key_len(c), iv16, fb_cipher_iv_len(c), NULL) : -99;
+		const char *impl = x ? fb_ctx_serial_impl(x) : "";
+		if (impl && strcmp(impl, "aes/ct64"))
+			tu_check(&e->st, n && n <= 1024, "[%s] %s encryption context on %s: %zu bytes",
+				 e->test, serial[i], impl, n);
+		tu_check(&e->st, rc == FB_OK, "[%s] fb_ctx_new_for(%s): %d", e->test, serial[i], rc);
+		fb_ctx_free(x);
+	}
+	/* Memory that was never made a context, misaligned or too small. */
+	if (!posix_memalign(&mem, FB_CTX_ALIGN, 4096)) {
+		memset(mem, 0, 4096);
+		const fb_cipher *c = cipher(e, "aes-128-ecb");
+		expect(e, fb_init((fb_ctx *)mem, c, FB_ENCRYPT, key64, 16, NULL, 0, NULL), FB_ERR_ARGUMENT,
+		       "fb_init on memory not made a context");
+		tu_check(&e->st, fb_ctx_place((char *)mem + 8, 4000) == NULL, "[%s] misaligned place", e->test);
+		tu_check(&e->st, fb_ctx_place(mem, 16) == NULL, "[%s] 16-byte place", e->test);
+		tu_check(&e->st, fb_ctx_place(NULL, 4096) == NULL, "[%s] NULL place", e->test);
+		tu_check(&e->st, fb_ctx_size(NULL, FB_ENCRYPT, NULL) == 0 &&
+				 fb_ctx_size(c, (enum fb_direction)7, NULL) == 0 &&
+				 fb_ctx_new_for(NULL, FB_ENCRYPT, NULL) == NULL,
+			 "[%s] sizes of nothing", e->test);
+		free(mem);
+	}
+}
 
 static void t_multi(env *e)
 {
@@ -1202,6 +1329,7 @@ int main(int argc, char **argv)
 		{ "empty key", t_empty_key },
 		{ "output bound", t_output_bound },
 		{ "multi options", t_multi_options },
+		{ "context sizes", t_ctx_size },
 	};
 	env e;
 	size_t i;

@@ -513,7 +513,9 @@ static PyObject *py_stream(PyObject *self, PyObject *args)
 		s->dir = enc ? FB_ENCRYPT : FB_DECRYPT;
 		s->finished = 0;
 		s->busy = 0;
-		s->ctx = fb_ctx_new();
+		s->ctx = fb_ctx_new_for(c, s->dir, &opt);
+		if (!s->ctx && !fb_ctx_size(c, s->dir, &opt))
+			s->ctx = fb_ctx_new(); /* options it cannot serve: fb_init names the refusal */
 		if (!s->ctx) {
 			Py_CLEAR(s);
 			PyErr_NoMemory();

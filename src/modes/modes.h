@@ -9,13 +9,6 @@
 #define FB_MAGIC_READY 0x66625244u  /* initialised */
 #define FB_MAGIC_DONE 0x66624446u   /* finished: only re-init is allowed */
 
-/* Key-schedule areas inside the caller's fb_ctx. */
-#define FB_STATE_BYTES 256
-#define FB_KS_AREA1 (FB_STATE_BYTES)
-#define FB_KS_AREA2 (FB_KS_AREA1 + FB_KS_MAX)
-#define FB_KS_AREA3 (FB_KS_AREA2 + FB_KS_MAX)
-#define FB_KS_AREA3_MAX (FB_CTX_SIZE - FB_KS_AREA3)
-
 typedef struct fb_state {
 	uint32_t magic;
 	const fb_cipher *c;
@@ -31,10 +24,8 @@ typedef struct fb_state {
 	uint8_t iv[16];   /* chaining value, counter, or XTS tweak */
 	uint8_t ksb[16];  /* current keystream block */
 	uint8_t buf[32];
+	size_t used;      /* context bytes from its start through the last key schedule */
 } fb_state;
-
-_Static_assert(sizeof(fb_state) <= FB_STATE_BYTES, "state outgrew its area");
-_Static_assert(FB_KS_AREA3_MAX >= 4096, "context too small");
 
 /* The streaming calls behind fb_update and fb_final (stream.c): the API
  * has checked the context and the pointers. */
