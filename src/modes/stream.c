@@ -65,6 +65,15 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		s->buf_len += (unsigned)in_len;
 		return FB_OK;
 	}
+	if (!s->buf_len) {
+		/* Nothing buffered (every call of whole blocks): the blocks go
+		 * straight from in, with no staging copies. In place they end
+		 * before the kept tail, which is read after. */
+		fb_mode_blocks(s, out, in, produce / bs);
+		memcpy(s->buf, in + produce, keep);
+		s->buf_len = (unsigned)keep;
+		return FB_OK;
+	}
 	if (keep > in_len) {
 		/* Only XTS: the output comes wholly from the buffer, whose tail
 		 * is kept together with all of in. */
