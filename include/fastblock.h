@@ -166,6 +166,15 @@ int fb_decrypt(const fb_cipher *c, const uint8_t *key, size_t key_len,
 	       const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
 	       uint8_t *out, size_t out_cap, size_t *out_len, const fb_options *opt);
 
+/* One whole message through an initialised context, under a new IV (or
+ * XTS tweak; NULL and 0 for ECB): the bytes fb_encrypt or fb_decrypt would
+ * give with the context's cipher, direction, key and options, without
+ * their key setup. Any stream in progress is dropped. Afterwards the
+ * context is as fb_init left it with this IV, key kept, ready for the next
+ * message or for fb_update. Nothing is written on error. */
+int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+	       uint8_t *out, size_t out_cap, size_t *out_len);
+
 /* ---- Implementations ------------------------------------------------------- */
 
 typedef struct fb_impl_info {

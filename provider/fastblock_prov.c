@@ -702,9 +702,8 @@ static int fbp_update_xts(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outsize
 		FBP_RAISE(x->prov, PROV_R_OUTPUT_BUFFER_TOO_SMALL, "");
 		return 0;
 	}
-	fb_options opt = { FB_PAD_NONE, x->ct ? FB_FLAG_CONSTANT_TIME : 0u, NULL };
-	int rc = (x->enc ? fb_encrypt : fb_decrypt)(x->alg->c, x->key, x->alg->keylen, x->oiv, 16, in, inl,
-						    out, outsize, outl, &opt);
+	/* The context was keyed by fbp_setup: only the tweak is new. */
+	int rc = fb_message(x->fb, x->oiv, 16, in, inl, out, outsize, outl);
 	if (rc != FB_OK) {
 		FBP_RAISE(x->prov, PROV_R_CIPHER_OPERATION_FAILED, "%s", fb_errname(rc));
 		return 0;

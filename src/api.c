@@ -264,6 +264,21 @@ static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *ke
 	return FB_OK;
 }
 
+/* Empties a ready context's stream and, with an IV, starts it there (XTS:
+ * the tweak is the data-unit number under key 2). */
+static void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
+{
+	fb_wipe(s->buf, sizeof s->buf);
+	fb_wipe(s->ksb, sizeof s->ksb);
+	s->buf_len = 0;
+	s->pos = s->bs;
+	if (!iv_len)
+		return;
+	memcpy(s->iv, iv, iv_len);
+	if (s->mode == FB_XTS)
+		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
+}
+
 /* Sets up a context whose plan fits it. */
 static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
 		    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt,
@@ -288,10 +303,7 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 		wipe_used(ctx);
 		return rc;
 	}
-	if (iv_len)
-		memcpy(s->iv, iv, iv_len);
-	if (s->mode == FB_XTS) /* the tweak: the data-unit number under key 2 */
-		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
+	restart(s, iv, iv_len);
 	return FB_OK;
 }
 
@@ -443,32 +455,15 @@ static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *t
 	return FB_OK;
 }
 
-static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key, size_t key_len,
-		   const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
-		   uint8_t *out, size_t out_cap, size_t *out_len, const fb_options *opt)
+/* One whole message through a ready context whose stream is empty: every
+ * refusal comes before any byte is written. The stream-level update and
+ * final keep the key schedules. */
+static int run_message(fb_ctx *ctx, const uint8_t *in, size_t in_len, uint8_t *out,
+		       size_t out_cap, size_t *out_len)
 {
-	if (!out_len || (in_len && !in) || (out_cap && !out))
-		return FB_ERR_ARGUMENT;
-	*out_len = 0;
-	/* Padding adds at most one block (16 bytes) to the total. */
-	if ((in_len && span_wraps(in, in_len)) || in_len > SIZE_MAX - 32)
-		return FB_ERR_ARGUMENT;
-	out_cap = clamp_cap(out, out_cap);
-	fb_selection sel;
-	ctx_layout l;
-	int rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, in_len, &sel, &l);
-	if (rc)
-		return rc;
-	/* Short-message contexts (table and AES-NI schedules) live on the
-	 * stack: no allocation per call. */
-	_Alignas(FB_CTX_ALIGN) unsigned char local[2048];
-	fb_ctx *ctx = l.total <= sizeof local ? fb_ctx_place(local, sizeof local) : ctx_alloc(l.total);
-	if (!ctx)
-		return FB_ERR_ARGUMENT;
+	fb_state *s = state_of(ctx);
 	size_t total = 0, a = 0, b = 0;
-	rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l);
-	if (!rc)
-		rc = oneshot_plan(ctx, in, in_len, &total);
+	int rc = oneshot_plan(ctx, in, in_len, &total);
 	if (!rc && total > out_cap)
 		rc = FB_ERR_OUTPUT_SPACE;
 	if (!rc && out != in && in_len) {
@@ -476,18 +471,88 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 		if (o < i + in_len && i < o + (total > in_len ? total : in_len))
 			rc = FB_ERR_OVERLAP;
 	}
+	if (rc)
+		return rc;
+	if (s->mode == FB_XTS) {
+		/* The whole data unit in one pass, the last two blocks stolen:
+		 * streaming would split it into a held-back block and the rest. */
+		size_t bs = s->bs, r = in_len % bs, full = in_len / bs - (r ? 1 : 0);
+		fb_mode_blocks(s, out, in, full);
+		if (r)
+			fb_mode_xts_tail(s, out + full * bs, in + full * bs, r);
+		*out_len = in_len;
+		return FB_OK;
+	}
+	if (in_len)
+		rc = fb_stream_update(s, out, out_cap, &a, in, in_len);
 	if (!rc)
-		rc = fb_update(ctx, out, out_cap, &a, in, in_len);
+		rc = fb_stream_final(s, out + a, out_cap - a, &b);
 	if (!rc)
-		rc = fb_final(ctx, out + a, out_cap - a, &b);
+		*out_len = a + b;
+	return rc;
+}
+
+/* The argument checks common to the one-shot calls and fb_message. */
+static int message_args(const uint8_t *in, size_t in_len, const uint8_t *out, size_t out_cap,
+			size_t *out_len)
+{
+	if (!out_len || (in_len && !in) || (out_cap && !out))
+		return FB_ERR_ARGUMENT;
+	*out_len = 0;
+	/* Padding adds at most one block (16 bytes) to the total. */
+	if ((in_len && span_wraps(in, in_len)) || in_len > SIZE_MAX - 32)
+		return FB_ERR_ARGUMENT;
+	return FB_OK;
+}
+
+static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key, size_t key_len,
+		   const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+		   uint8_t *out, size_t out_cap, size_t *out_len, const fb_options *opt)
+{
+	int rc = message_args(in, in_len, out, out_cap, out_len);
+	if (rc)
+		return rc;
+	fb_selection sel;
+	ctx_layout l;
+	if ((rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, in_len, &sel, &l)))
+		return rc;
+	/* Short-message contexts (table and AES-NI schedules) live on the
+	 * stack: no allocation per call. */
+	_Alignas(FB_CTX_ALIGN) unsigned char local[2048];
+	fb_ctx *ctx = l.total <= sizeof local ? fb_ctx_place(local, sizeof local) : ctx_alloc(l.total);
+	if (!ctx)
+		return FB_ERR_ARGUMENT;
+	rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l);
+	if (!rc)
+		rc = run_message(ctx, in, in_len, out, clamp_cap(out, out_cap), out_len);
 	if (ctx == (fb_ctx *)(void *)local)
 		wipe_used(ctx);
 	else
 		fb_ctx_free(ctx);
+	return rc;
+}
+
+int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+	       uint8_t *out, size_t out_cap, size_t *out_len)
+{
+	int rc = message_args(in, in_len, out, out_cap, out_len);
 	if (rc)
-		return rc; /* only reachable before anything was written */
-	*out_len = a + b;
-	return FB_OK;
+		return rc;
+	if (!ctx)
+		return FB_ERR_ARGUMENT;
+	fb_state *s = state_of(ctx);
+	if (s->magic != FB_MAGIC_READY)
+		return FB_ERR_STATE;
+	if (iv_len != fb_cipher_iv_len(s->c) || (iv_len && !iv))
+		return FB_ERR_IV_LENGTH;
+	restart(s, iv, iv_len);
+	uint8_t start[16]; /* the chaining value (XTS: the encrypted tweak) to return to */
+	memcpy(start, s->iv, sizeof start);
+	rc = run_message(ctx, in, in_len, out, clamp_cap(out, out_cap), out_len);
+	restart(s, NULL, 0);
+	memcpy(s->iv, start, sizeof start);
+	fb_wipe(start, sizeof start);
+	return rc;
 }
 
 int fb_encrypt(const fb_cipher *c, const uint8_t *key, size_t key_len, const uint8_t *iv,

@@ -1048,6 +1048,95 @@ static void t_ctx_size(env *e)
 	}
 }
 
+/* fb_message against the one-shot calls: every cipher, both directions,
+ * lengths around the block and padding edges, in and out of place, two
+ * messages in a row on one context, then a stream from the same context. */
+static void t_message(env *e)
+{
+	uint8_t want[320], got[320], iv2[16];
+	for (size_t i = 0; i < sizeof iv2; i++)
+		iv2[i] = (uint8_t)(0xa5 ^ i);
+	for (size_t i = 0; fb_cipher_at(i); i++) {
+		const fb_cipher *c = fb_cipher_at(i);
+		size_t klen = fb_cipher_key_len(c), ivl = fb_cipher_iv_len(c);
+		for (int d = 0; d < 2; d++) {
+			enum fb_direction dir = (enum fb_direction)d;
+			int (*one)(const fb_cipher *, const uint8_t *, size_t, const uint8_t *, size_t,
+				   const uint8_t *, size_t, uint8_t *, size_t, size_t *, const fb_options *) =
+				dir == FB_ENCRYPT ? fb_encrypt : fb_decrypt;
+			fb_ctx *ctx = fb_ctx_new_for(c, dir, NULL);
+			int rc = ctx ? fb_init(ctx, c, dir, key64, klen, ivl ? iv16 : NULL, ivl, NULL) : -99;
+			tu_check(&e->st, rc == FB_OK, "[%s] %s init: %d", e->test, fb_cipher_name(c), rc);
+			static const size_t lens[] = { 0, 1, 8, 15, 16, 17, 31, 32, 48, 64, 100, 256 };
+			for (size_t li = 0; rc == FB_OK && li < sizeof lens / sizeof *lens; li++) {
+				size_t n = lens[li], wn = 0, gn = 0;
+				for (int k = 0; k < 2; k++) { /* two messages under different IVs */
+					const uint8_t *v = ivl ? (k ? iv2 : iv16) : NULL;
+					int w = one(c, key64, klen, v, ivl, data, n, want, sizeof want, &wn, NULL);
+					int g = fb_message(ctx, v, ivl, data, n, got, sizeof got, &gn);
+					tu_check(&e->st, g == w && (w != FB_OK || (gn == wn && !memcmp(got, want, wn))),
+						 "[%s] %s dir %d len %zu msg %d: fb_message %d/%zu, one-shot %d/%zu",
+						 e->test, fb_cipher_name(c), d, n, k, g, gn, w, wn);
+					if (w != FB_OK)
+						continue;
+					memcpy(got, data, n); /* in place */
+					g = fb_message(ctx, v, ivl, got, n, got, sizeof got, &gn);
+					tu_check(&e->st, g == FB_OK && gn == wn && !memcmp(got, want, wn),
+						 "[%s] %s dir %d len %zu in place: %d", e->test, fb_cipher_name(c),
+						 d, n, g);
+				}
+			}
+			/* After a message the context streams from that message's IV. */
+			size_t a = 0, b = 0, wn = 0, n = 64;
+			int w = one(c, key64, klen, ivl ? iv2 : NULL, ivl, data, n, want, sizeof want, &wn, NULL);
+			if (rc == FB_OK && w == FB_OK) {
+				fb_message(ctx, ivl ? iv2 : NULL, ivl, data, 3 * (size_t)fb_cipher_block_size(c),
+					   got, sizeof got, &a);
+				rc = fb_update(ctx, got, sizeof got, &a, data, 10);
+				if (!rc)
+					rc = fb_update(ctx, got + a, sizeof got - a, &b, data + 10, n - 10);
+				a += b;
+				if (!rc)
+					rc = fb_final(ctx, got + a, sizeof got - a, &b);
+				tu_check(&e->st, rc == FB_OK && a + b == wn && !memcmp(got, want, wn),
+					 "[%s] %s dir %d: stream after fb_message: %d", e->test,
+					 fb_cipher_name(c), d, rc);
+			}
+			fb_ctx_free(ctx);
+		}
+	}
+	/* Refusals: no key yet, finished, wrong IV, short output, overlap. */
+	const fb_cipher *c = cipher(e, "aes-128-cbc");
+	fb_ctx *ctx = c ? fb_ctx_new_for(c, FB_ENCRYPT, NULL) : NULL;
+	if (!ctx)
+		return;
+	arm(e);
+	expect(e, fb_message(ctx, iv16, 16, data, 32, e->out, sizeof e->out - GUARD, &e->out_len),
+	       FB_ERR_STATE, "fb_message before fb_init");
+	expect_ok(e, fb_init(ctx, c, FB_ENCRYPT, key64, 16, iv16, 16, NULL), "init");
+	arm(e);
+	expect(e, fb_message(ctx, iv16, 8, data, 32, e->out, sizeof e->out - GUARD, &e->out_len),
+	       FB_ERR_IV_LENGTH, "fb_message with an 8-byte IV");
+	arm(e);
+	expect(e, fb_message(ctx, iv16, 16, data, 32, e->out, 47, &e->out_len), FB_ERR_OUTPUT_SPACE,
+	       "fb_message with 47 bytes of room for 48");
+	arm(e);
+	expect(e, fb_message(ctx, NULL, 16, data, 32, e->out, sizeof e->out - GUARD, &e->out_len),
+	       FB_ERR_IV_LENGTH, "fb_message with a NULL IV");
+	uint8_t buf[96];
+	memcpy(buf, data, sizeof buf);
+	size_t n;
+	tu_check(&e->st, fb_message(ctx, iv16, 16, buf, 48, buf + 8, 64, &n) == FB_ERR_OVERLAP &&
+			 !memcmp(buf, data, sizeof buf),
+		 "[%s] fb_message partial overlap", e->test);
+	size_t fl;
+	fb_final(ctx, e->out, sizeof e->out, &fl);
+	arm(e);
+	expect(e, fb_message(ctx, iv16, 16, data, 32, e->out, sizeof e->out - GUARD, &e->out_len),
+	       FB_ERR_STATE, "fb_message after fb_final");
+	fb_ctx_free(ctx);
+}
+
 static void t_multi(env *e)
 {
 	const fb_cipher *c = cipher(e, "des-ede3-cbc");
@@ -1330,6 +1419,7 @@ int main(int argc, char **argv)
 		{ "output bound", t_output_bound },
 		{ "multi options", t_multi_options },
 		{ "context sizes", t_ctx_size },
+		{ "fb_message", t_message },
 	};
 	env e;
 	size_t i;
