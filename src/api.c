@@ -80,19 +80,28 @@ static int shares_schedule(const fb_selection *sel)
 	return sel->ser == sel->par || sel->ser->setkey == sel->par->setkey;
 }
 
-static void layout_of(const fb_selection *sel, enum fb_mode mode, ctx_layout *l)
+/* A kernel's schedule for one key of klen bytes (0: not known, the largest). */
+static size_t ks_bytes(const fb_kernel *k, size_t klen)
+{
+	return ROUND64(k->ks_bytes && klen ? k->ks_bytes(klen) : k->ks_size);
+}
+
+/* klen: the key length fb_init gets (XTS: both halves), 0 if not known. */
+static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, ctx_layout *l)
 {
 	size_t at = AREAS_AT;
+	if (mode == FB_XTS)
+		klen /= 2;
 	l->par = l->ser = at;
-	at += ROUND64(sel->par->ks_size);
+	at += ks_bytes(sel->par, klen);
 	if (!shares_schedule(sel)) {
 		l->ser = at;
-		at += ROUND64(sel->ser->ks_size);
+		at += ks_bytes(sel->ser, klen);
 	}
 	l->tweak = 0;
 	if (mode == FB_XTS) { /* the tweak key runs on the serial kernel */
 		l->tweak = at;
-		at += ROUND64(sel->ser->ks_size);
+		at += ks_bytes(sel->ser, klen);
 	}
 	l->total = at;
 }
@@ -260,7 +269,7 @@ static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *ke
 		return FB_ERR_ARGUMENT;
 	if ((rc = choose_kernels(c, dir, opt, len_hint, sel)))
 		return rc;
-	layout_of(sel, c->mode, l);
+	layout_of(sel, c->mode, key_len, l);
 	return FB_OK;
 }
 
@@ -329,7 +338,7 @@ size_t fb_ctx_size(const fb_cipher *c, enum fb_direction dir, const fb_options *
 	ctx_layout l;
 	if (!c || (dir != FB_ENCRYPT && dir != FB_DECRYPT) || choose_kernels(c, dir, opt, SIZE_MAX, &sel))
 		return 0;
-	layout_of(&sel, c->mode, &l);
+	layout_of(&sel, c->mode, c->key_len, &l);
 	return l.total;
 }
 

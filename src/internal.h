@@ -131,7 +131,8 @@ typedef struct fb_kernel {
 	uint32_t cpu_needs;   /* FB_CPU_* bits that must all be present */
 	int constant_time;    /* 1: no secret-dependent branch or address */
 	unsigned batch;       /* natural batch in blocks (1 = one at a time) */
-	size_t ks_size;       /* bytes of key schedule */
+	size_t ks_size;       /* bytes of key schedule (the largest key's) */
+	size_t (*ks_bytes)(size_t keylen); /* NULL: ks_size for every key length */
 	const char *note;     /* one line: technique, for `fastblock list` */
 	int (*setkey)(void *ks, const uint8_t *key, size_t keylen);
 	void (*encrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
