@@ -143,6 +143,10 @@ typedef struct fb_kernel {
 			uint8_t *iv);
 	void (*cbc_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *iv);
+	/* CFB decryption of whole blocks (P_i = E(C_i-1) ^ C_i; iv becomes the
+	 * last ciphertext block); NULL: the mode layer's copy-and-encrypt. */
+	void (*cfb_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			uint8_t *iv);
 	void (*xts_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *tweak);
 	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

@@ -270,6 +270,34 @@ TGT void fb_aes_ni_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, siz
 	_mm_storeu_si128((__m128i *)iv, prev);
 }
 
+/* CFB decryption, 8 blocks at a time: the keystream of block i is the
+ * encryption of ciphertext block i-1. Inputs first, so out == in works. */
+TGT void fb_aes_ni_cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks,
+			   uint8_t *iv)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	const __m128i *rk = (const __m128i *)ks->ek;
+	unsigned nr = ks->rounds;
+	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
+
+	for (; nblocks >= 8; nblocks -= 8, in += 128, out += 128) {
+		__m128i x[8], c[8];
+		EACH8(c[j] = LOAD(in, j));
+		x[0] = prev;
+		_Pragma("GCC unroll 7") for (int j = 1; j < 8; j++)
+			x[j] = c[j - 1];
+		enc8(rk, nr, x);
+		EACH8(STORE(out, j, _mm_xor_si128(x[j], c[j])));
+		prev = c[7];
+	}
+	for (; nblocks > 0; nblocks--, in += 16, out += 16) {
+		__m128i c = LOAD(in, 0);
+		STORE(out, 0, _mm_xor_si128(enc1(rk, nr, prev), c));
+		prev = c;
+	}
+	_mm_storeu_si128((__m128i *)iv, prev);
+}
+
 /* ---- CBC encryption (serial) ------------------------------------------------ */
 
 /* One block's latency is the chain of nr AES rounds; the XOR of the next
@@ -386,6 +414,7 @@ const fb_kernel fb_aes_aesni = {
 	.decrypt = fb_aes_ni_decrypt,
 	.ctr32 = fb_aes_ni_ctr32,
 	.cbc_dec = fb_aes_ni_cbc_dec,
+	.cfb_dec = fb_aes_ni_cfb_dec,
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.xts_enc = fb_aes_ni_xts_enc,
 	.xts_dec = fb_aes_ni_xts_dec,

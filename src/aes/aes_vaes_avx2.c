@@ -200,14 +200,21 @@ static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n
  * *last, which receives this pass's last input register. All inputs are
  * read before any output is written, so in place works. */
 INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz,
-			 __m256i *last)
+			 __m256i *last, int cfb)
 {
 	__m256i x[8], p[8];
 	EACH(nz, x[j] = LOADY(in, j));
 	EACH(nz, if (j) p[j] = _mm256_loadu_si256((const __m256i *)(in + 32 * j - 16)));
 	p[0] = _mm256_permute2x128_si256(*last, x[0], 0x21);
 	*last = x[nz - 1];
-	/* The rounds, with the chaining value XORed into the last round key. */
+	/* The rounds, with the other block XORed into the last round key:
+	 * CBC D(C_i) ^ C_i-1, CFB E(C_i-1) ^ C_i. */
+	if (cfb) {
+		EACH(nz, p[j] = _mm256_xor_si256(p[j], k[0]));
+		EACHROUND(EACH(nz, p[j] = _mm256_aesenc_epi128(p[j], k[i])));
+		EACH(nz, STOREY(out, j, _mm256_aesenclast_epi128(p[j], _mm256_xor_si256(k[nr], x[j]))));
+		return;
+	}
 	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
 	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
 	EACH(nz, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(k[nr], p[j]))));
@@ -216,49 +223,61 @@ INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
 /* Whole registers only; returns with n < 2 and the previous ciphertext
  * block in the top lane of *lastp. */
 INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
-		       __m256i *lastp, int nr)
+		       __m256i *lastp, int cfb, int nr)
 {
 	uint8_t *out = *outp;
 	const uint8_t *in = *inp;
 	size_t n = *np;
 	__m256i k[15], last = *lastp;
 
-	load_keys(k, ks->dk, nr);
+	load_keys(k, cfb ? ks->ek : ks->dk, nr);
 	for (; n >= 16; n -= 16, in += 256, out += 256)
-		cbc_pass(k, nr, out, in, 8, &last);
+		cbc_pass(k, nr, out, in, 8, &last, cfb);
 	if (n >= 8) {
-		cbc_pass(k, nr, out, in, 4, &last);
+		cbc_pass(k, nr, out, in, 4, &last, cfb);
 		n -= 8, in += 128, out += 128;
 	}
 	if (n >= 4) {
-		cbc_pass(k, nr, out, in, 2, &last);
+		cbc_pass(k, nr, out, in, 2, &last, cfb);
 		n -= 4, in += 64, out += 64;
 	}
 	if (n >= 2) {
-		cbc_pass(k, nr, out, in, 1, &last);
+		cbc_pass(k, nr, out, in, 1, &last, cfb);
 		n -= 2, in += 32, out += 32;
 	}
 	*outp = out, *inp = in, *np = n, *lastp = last;
 }
 
-static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+/* CBC (cfb 0) or CFB (cfb 1) decryption; iv becomes the last ciphertext
+ * block. An odd last block goes through AES-NI. */
+INLINE TGT void chain_dec(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+			  uint8_t *iv, int cfb)
 {
-	const fb_aes_x86_ks *ks = ksp;
 	uint8_t chain[16];
-	__m256i last;
-
-	if (n < 2) {
-		fb_aes_ni_cbc_dec(ks, out, in, n, iv);
-		return;
-	}
-	last = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)iv));
+	__m256i last = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)iv));
 	/* The new chaining value, taken before an in-place pass overwrites it. */
 	_mm_storeu_si128((__m128i *)iv, _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1))));
-	BY_ROUNDS(ks, cbc_nr, ks, &out, &in, &n, &last);
+	BY_ROUNDS(ks, cbc_nr, ks, &out, &in, &n, &last, cfb);
 	if (n) {
 		_mm_storeu_si128((__m128i *)chain, _mm256_extracti128_si256(last, 1));
-		fb_aes_ni_cbc_dec(ks, out, in, 1, chain);
+		(cfb ? fb_aes_ni_cfb_dec : fb_aes_ni_cbc_dec)(ks, out, in, 1, chain);
 	}
+}
+
+static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	if (n < 2)
+		fb_aes_ni_cbc_dec(ksp, out, in, n, iv);
+	else
+		chain_dec(ksp, out, in, n, iv, 0);
+}
+
+static TGT void cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	if (n < 2)
+		fb_aes_ni_cfb_dec(ksp, out, in, n, iv);
+	else
+		chain_dec(ksp, out, in, n, iv, 1);
 }
 
 /* ---- XTS ------------------------------------------------------------------- */
@@ -355,6 +374,7 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.decrypt = decrypt,
 	.ctr32 = ctr32,
 	.cbc_dec = cbc_dec,
+	.cfb_dec = cfb_dec,
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.xts_enc = xts_enc,
 	.xts_dec = xts_dec,

@@ -211,15 +211,16 @@ static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n
 		BY_ROUNDS(ks, ctr_nr, ks, out, in, n, ctr);
 }
 
-/* ---- CBC decryption -------------------------------------------------------- */
+/* ---- CBC and CFB decryption ------------------------------------------------ */
 
-/* Decrypts n (<= 4 * nz) blocks. The chaining values of register j are
- * the blocks one position earlier, (4j-1 .. 4j+2), loaded from in - 16;
- * for register 0 the first comes from the top lane of *last (the previous
- * ciphertext block), which receives this pass's last input register.
- * Every input is read before any output is written, so in place works. */
+/* n (<= 4 * nz) blocks of CBC decryption (cfb 0: D(C_i) ^ C_i-1) or CFB
+ * decryption (cfb 1: E(C_i-1) ^ C_i). The previous blocks of register j
+ * are (4j-1 .. 4j+2), loaded from in - 16; for register 0 the first comes
+ * from the top lane of *last (the previous ciphertext block), which
+ * receives this pass's last input register. Every input is read before
+ * any output is written, so in place works. */
 INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
-			 int nz, __m512i *last, int full)
+			 int nz, __m512i *last, int full, int cfb)
 {
 	__m512i x[8], p[8];
 	if (full) {
@@ -233,10 +234,16 @@ INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *
 	}
 	p[0] = _mm512_alignr_epi64(x[0], *last, 6);
 	*last = x[nz - 1];
-	/* The rounds, with the chaining value XORed into the last round key. */
-	EACH(nz, x[j] = _mm512_xor_si512(x[j], k[0]));
-	EACHROUND(EACH(nz, x[j] = _mm512_aesdec_epi128(x[j], k[i])));
-	EACH(nz, x[j] = _mm512_aesdeclast_epi128(x[j], _mm512_xor_si512(k[nr], p[j])));
+	/* The rounds, with the other block XORed into the last round key. */
+	if (cfb) {
+		EACH(nz, p[j] = _mm512_xor_si512(p[j], k[0]));
+		EACHROUND(EACH(nz, p[j] = _mm512_aesenc_epi128(p[j], k[i])));
+		EACH(nz, x[j] = _mm512_aesenclast_epi128(p[j], _mm512_xor_si512(k[nr], x[j])));
+	} else {
+		EACH(nz, x[j] = _mm512_xor_si512(x[j], k[0]));
+		EACHROUND(EACH(nz, x[j] = _mm512_aesdec_epi128(x[j], k[i])));
+		EACH(nz, x[j] = _mm512_aesdeclast_epi128(x[j], _mm512_xor_si512(k[nr], p[j])));
+	}
 	if (full) {
 		EACH(nz, _mm512_storeu_si512(out + 64 * j, x[j]));
 	} else {
@@ -245,35 +252,46 @@ INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *
 }
 
 INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
-		       __m512i last, int nr)
+		       __m512i last, int cfb, int nr)
 {
 	__m512i k[15];
-	load_keys(k, ks->dk, nr);
+	load_keys(k, cfb ? ks->ek : ks->dk, nr);
 	for (; n >= 32; n -= 32, in += 512, out += 512)
-		cbc_pass(k, nr, out, in, 32, 8, &last, 1);
+		cbc_pass(k, nr, out, in, 32, 8, &last, 1, cfb);
 	if (n > 16)
-		cbc_pass(k, nr, out, in, n, 8, &last, 0);
+		cbc_pass(k, nr, out, in, n, 8, &last, 0, cfb);
 	else if (n > 8)
-		cbc_pass(k, nr, out, in, n, 4, &last, 0);
+		cbc_pass(k, nr, out, in, n, 4, &last, 0, cfb);
 	else if (n > 4)
-		cbc_pass(k, nr, out, in, n, 2, &last, 0);
+		cbc_pass(k, nr, out, in, n, 2, &last, 0, cfb);
 	else if (n > 0)
-		cbc_pass(k, nr, out, in, n, 1, &last, 0);
+		cbc_pass(k, nr, out, in, n, 1, &last, 0, cfb);
+}
+
+/* CBC (cfb 0) or CFB (cfb 1) decryption; iv becomes the last ciphertext block. */
+INLINE TGT void chain_dec(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
+			  uint8_t *iv, int cfb)
+{
+	__m512i last = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)iv));
+	/* The new chaining value, taken before an in-place pass overwrites it. */
+	_mm_storeu_si128((__m128i *)iv, _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1))));
+	BY_ROUNDS(ks, cbc_nr, ks, out, in, n, last, cfb);
 }
 
 static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
-	const fb_aes_x86_ks *ks = ksp;
-	__m512i last;
+	if (n < 2)
+		fb_aes_ni_cbc_dec(ksp, out, in, n, iv);
+	else
+		chain_dec(ksp, out, in, n, iv, 0);
+}
 
-	if (n < 2) {
-		fb_aes_ni_cbc_dec(ks, out, in, n, iv);
-		return;
-	}
-	last = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)iv));
-	/* The new chaining value, taken before an in-place pass overwrites it. */
-	_mm_storeu_si128((__m128i *)iv, _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1))));
-	BY_ROUNDS(ks, cbc_nr, ks, out, in, n, last);
+static TGT void cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	if (n < 2)
+		fb_aes_ni_cfb_dec(ksp, out, in, n, iv);
+	else
+		chain_dec(ksp, out, in, n, iv, 1);
 }
 
 /* ---- XTS (whole blocks; not in the kernel contract yet) --------------------- */
@@ -406,6 +424,7 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.decrypt = decrypt,
 	.ctr32 = ctr32,
 	.cbc_dec = cbc_dec,
+	.cfb_dec = cfb_dec,
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.xts_enc = fb_aes_vaes512_xts_enc,
 	.xts_dec = fb_aes_vaes512_xts_dec,

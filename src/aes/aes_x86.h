@@ -26,6 +26,10 @@ void fb_aes_ni_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t nbl
 		     uint8_t *ctr);
 void fb_aes_ni_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
+/* CFB decryption of whole blocks: the cfb_dec hook (and short runs of
+ * the VAES kernels). */
+void fb_aes_ni_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+		       uint8_t *iv);
 /* Serial CBC encryption: the cbc_enc hook of the x86 kernels. */
 void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);

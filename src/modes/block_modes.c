@@ -104,6 +104,10 @@ static void ctr_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 static void cfb_decrypt_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
+	if (s->par->cfb_dec) {
+		s->par->cfb_dec(s->ks_par, out, in, n, s->iv);
+		return;
+	}
 	uint8_t tmp[FB_CHUNK];
 	while (n) {
 		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
