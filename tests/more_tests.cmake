@@ -22,6 +22,8 @@ endif()
 add_executable(test_errors test_errors.c)
 target_link_libraries(test_errors PRIVATE fastblock_static)
 add_test(NAME errors COMMAND test_errors)
+add_test(NAME footprint COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_footprint.sh $<TARGET_FILE:fastblock_cli>
+  $<TARGET_FILE:fastblock_static> ${CMAKE_NM})
 find_program(BASH bash)
 find_program(OPENSSL_BIN openssl)
 if(BASH AND OPENSSL_BIN)

@@ -17,6 +17,14 @@ enum {
 	EXIT_IO = 3,      /* cannot read the input or write the output */
 };
 
+/* Code and named constant-table bytes of one object file of the library,
+ * from nm at build time (scripts/footprint.sh writes the table). */
+typedef struct cli_footprint {
+	const char *object; /* "des_bs_avx512": src/des/des_bs_avx512.c */
+	unsigned long code, tables;
+} cli_footprint;
+extern const cli_footprint cli_footprints[]; /* ends with object NULL */
+
 /* Prints "fastblock: <message>" on stderr; returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

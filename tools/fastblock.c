@@ -3,7 +3,7 @@
  *
  *   fastblock enc|dec ...      (cli_crypt.c)
  *   fastblock mac | kcv | key ...  (cli_mac.c)
- *   fastblock list [--porcelain]
+ *   fastblock list [--porcelain] [--footprint]
  *   fastblock speed [options]  (the harness, bench/)
  *   fastblock --version
  *
@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #ifdef FB_HAVE_BENCH
 #include "../bench/bench.h"
@@ -53,11 +54,108 @@ static void list_table(void)
 		       *info.cpu_needs ? "  [needs " : "", *info.cpu_needs ? info.cpu_needs : "");
 }
 
+/* ---- list --footprint ---------------------------------------------------- */
+
+/* The object file an implementation's code is in: its name with '/' and
+ * '-' as '_' ("des/bs-avx512" -> des_bs_avx512), or the longest object
+ * name that starts it ("twofish/avx512-gfni-ct" is in twofish_avx512_gfni);
+ * a composite ("des/bs-avx512+table") is counted by its first part. */
+static const cli_footprint *footprint_of(const char *impl)
+{
+	char stem[64];
+	size_t n = 0;
+	for (; impl[n] && impl[n] != '+' && n + 1 < sizeof stem; n++)
+		stem[n] = (impl[n] == '/' || impl[n] == '-') ? '_' : impl[n];
+	stem[n] = 0;
+	const cli_footprint *best = NULL;
+	for (const cli_footprint *f = cli_footprints; f->object; f++) {
+		size_t m = strlen(f->object);
+		if (!strncmp(stem, f->object, m) && (stem[m] == 0 || stem[m] == '_') &&
+		    (!best || m > strlen(best->object)))
+			best = f;
+	}
+	return best;
+}
+
+/* The cipher whose context the footprint shows: the family's common one,
+ * decrypted (the direction that runs the parallel kernel). */
+static const fb_cipher *footprint_cipher(const char *family)
+{
+	char name[40];
+	snprintf(name, sizeof name, !strcmp(family, "des") ? "des-ede3-cbc" : "%s-128-cbc", family);
+	return fb_cipher_by_name(name);
+}
+
+static const char *fits(size_t bytes, long l1, long l2)
+{
+	if (l1 > 0 && bytes <= (size_t)l1)
+		return "L1";
+	if (l2 > 0 && bytes <= (size_t)l2)
+		return "L2";
+	return l1 > 0 && l2 > 0 ? "beyond L2" : "?";
+}
+
+/* One implementation's row of list --footprint. */
+static void footprint_row(const fb_impl_info *info, int porcelain, long l1, long l2)
+{
+	const cli_footprint *f = footprint_of(info->name), *g = NULL;
+	const fb_cipher *c = footprint_cipher(info->family);
+	fb_options opt = { FB_PAD_DEFAULT, 0, info->name };
+	size_t ctx = c ? fb_ctx_size(c, FB_DECRYPT, &opt) : 0;
+	unsigned long code = f ? f->code : 0, tables = f ? f->tables : 0;
+	char obj[64], part[48];
+	const char *plus = strchr(info->name, '+');
+	if (plus) { /* a composite: its second part's code and tables too */
+		snprintf(part, sizeof part, "%s/%s", info->family, plus + 1);
+		g = footprint_of(part);
+	}
+	snprintf(obj, sizeof obj, "%s%s%s", f ? f->object : "-", g ? "+" : "", g ? g->object : "");
+	code += g ? g->code : 0;
+	tables += g ? g->tables : 0;
+	const char *hot = fits(tables + info->schedule_bytes, l1, l2);
+	if (porcelain)
+		printf("footprint\t%s\t%s\t%lu\t%lu\t%zu\t%zu\t%s\t%s\n", info->name, obj, code,
+		       tables, info->schedule_bytes, ctx,
+		       c ? fb_cipher_name(c) : "-", hot);
+	else if (ctx)
+		printf("%-24s %-26s %8lu %8lu %8zu %8zu  %-15s %s\n", info->name, obj, code, tables,
+		       info->schedule_bytes, ctx, c ? fb_cipher_name(c) : "-", hot);
+	else
+		printf("%-24s %-26s %8lu %8lu %8zu %8s  %-15s %s\n", info->name, obj, code, tables,
+		       info->schedule_bytes, "-", c ? fb_cipher_name(c) : "-", hot);
+}
+
+static void list_footprint(int porcelain)
+{
+	long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	if (!porcelain)
+		printf("Bytes per implementation. code, tables: nm symbol sizes in its object file\n"
+		       "(src/<family>/<object>.c), shared by the implementations in one file;\n"
+		       "schedule: one key's schedule (the largest key); context: fb_ctx_size() for\n"
+		       "the cipher shown, decrypting, with this implementation forced (- if this\n"
+		       "CPU cannot run it); hot set: tables + schedule against L1d %ld KB, L2 %ld KB.\n\n"
+		       "%-24s %-26s %8s %8s %8s %8s  %-15s %s\n",
+		       l1 / 1024, l2 / 1024, "implementation", "object", "code", "tables", "schedule",
+		       "context", "cipher", "hot set");
+	fb_impl_info info;
+	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
+		footprint_row(&info, porcelain, l1, l2);
+}
+
 static int cmd_list(int argc, char **argv)
 {
-	if (argc > 3 || (argc == 3 && strcmp(argv[2], "--porcelain")))
-		return cli_fail(EXIT_USAGE, "list takes only --porcelain, not '%s'", argv[2]);
-	if (argc == 3)
+	int porcelain = 0, footprint = 0;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--porcelain"))
+			porcelain = 1;
+		else if (!strcmp(argv[i], "--footprint"))
+			footprint = 1;
+		else
+			return cli_fail(EXIT_USAGE, "list takes --porcelain and --footprint, not '%s'", argv[i]);
+	}
+	if (footprint)
+		list_footprint(porcelain);
+	else if (porcelain)
 		list_porcelain();
 	else
 		list_table();
