@@ -73,6 +73,7 @@ typedef struct opts {
 	size_t n_peer_names;
 	int json, info, quiet;
 	int check_only; /* correctness checks only, nothing timed */
+	int cache;      /* the table kernels warm and cold (cache.c), nothing else */
 	double seconds;
 	uint64_t seed;
 } opts;
@@ -806,7 +807,7 @@ static void usage(FILE *f)
 		"usage: fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]...\n"
 		"                       [--op encrypt|decrypt|both] [--peers] [--peer LIB]...\n"
 		"                       [--json] [--seconds S] [--seed N] [--info] [--quiet]\n"
-		"                       [--check-only]\n"
+		"                       [--check-only] [--cache]\n"
 		"  --cipher NAME  a cipher+mode (\"des-ede3-cbc\") or a pattern (\"aes-128-*\");\n"
 		"                 repeatable; default all\n"
 		"  --impl NAME    only this fastblock implementation (\"des/table\", \"default\", \"multi\")\n"
@@ -817,6 +818,7 @@ static void usage(FILE *f)
 		"  --info         CPU, clock, peers and implementations, then exit\n"
 		"  --check-only   only compare every implementation and peer with fastblock's\n"
 		"                 default output (rows have a status and no speed)\n"
+		"  --cache        the table DES kernels with warm and cold caches, then exit\n"
 		"Figures are TSC ticks (see --info for the tick rate), minimum over repetitions,\n"
 		"with the cost of an empty call subtracted.\n");
 }
@@ -846,7 +848,7 @@ static int bad_value(const char *opt, const char *v, const char *want)
 static int parse_args(opts *o, int argc, char **argv)
 {
 	enum { O_PEERS = 256, O_PEER, O_JSON, O_INFO, O_QUIET, O_CHECK, O_CIPHER, O_IMPL, O_SIZE, O_OP,
-	       O_SECONDS, O_SEED };
+	       O_SECONDS, O_SEED, O_CACHE };
 	static const struct option longs[] = {
 		{ "help", no_argument, NULL, 'h' },         { "peers", no_argument, NULL, O_PEERS },
 		{ "json", no_argument, NULL, O_JSON },       { "info", no_argument, NULL, O_INFO },
@@ -854,7 +856,8 @@ static int parse_args(opts *o, int argc, char **argv)
 		{ "cipher", required_argument, NULL, O_CIPHER }, { "peer", required_argument, NULL, O_PEER },
 		{ "impl", required_argument, NULL, O_IMPL }, { "size", required_argument, NULL, O_SIZE },
 		{ "op", required_argument, NULL, O_OP },     { "seconds", required_argument, NULL, O_SECONDS },
-		{ "seed", required_argument, NULL, O_SEED }, { NULL, 0, NULL, 0 },
+		{ "seed", required_argument, NULL, O_SEED }, { "cache", no_argument, NULL, O_CACHE },
+		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
 	o->ops = 3;
@@ -872,6 +875,7 @@ static int parse_args(opts *o, int argc, char **argv)
 		case O_INFO: o->info = 1; break;
 		case O_QUIET: o->quiet = 1; break;
 		case O_CHECK: o->check_only = 1; break;
+		case O_CACHE: o->cache = 1; break;
 		case O_CIPHER:
 			if (o->n_ciphers == MAX_LIST)
 				return bad_value("--cipher", optarg, "too many");
@@ -937,6 +941,8 @@ int fb_bench_main(int argc, char **argv)
 	}
 	if (b.o.info)
 		return print_info(&b);
+	if (b.o.cache)
+		return fb_bench_cache(&b.clk, b.o.seconds);
 
 	/* the ciphers, checked before anything is timed */
 	const fb_cipher *list[1024];

@@ -42,4 +42,9 @@ int bench_clock_init(bench_clock *clk);
 void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg,
 		   double seconds, size_t min_reps, size_t max_reps, bench_stats *st);
 
+/* `fastblock speed --cache` (cache.c): the table DES kernels with warm,
+ * cold and contended caches, printed; 0 ok, 1 an implementation could
+ * not run, 2 out of memory. */
+int fb_bench_cache(const bench_clock *clk, double seconds);
+
 #endif

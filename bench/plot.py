@@ -403,12 +403,25 @@ def footprint_section(path):
     return "\n".join(out)
 
 
+def cache_section(path):
+    """`fastblock speed --cache` output, as it was printed."""
+    with open(path) as f:
+        text = f.read().rstrip()
+    return ("\n### Cache effects of the table kernels (`fastblock speed --cache`)\n\n"
+            "DES-CBC encryption (a serial chain) with the tables warm, cold (after a sweep of twice "
+            "the last-level cache before each message) and contended (another core sweeps the same "
+            "buffer meanwhile). des/table12's 64 KB of merged tables do not fit L1d: warm it runs "
+            "slower than des/table, as seed 003 reported for such tables, and it suffers most "
+            "when cold. L1 and L2 are private per core here, so the sweeping core reaches only the "
+            "shared L3; its column moves between runs on a shared machine.\n\n```\n" + text + "\n```")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--info", required=True)
     ap.add_argument("--main", required=True)
     ap.add_argument("--seeds")
     ap.add_argument("--footprint", help="`fastblock list --footprint --porcelain` output")
+    ap.add_argument("--cache", help="`fastblock speed --cache` output")
     ap.add_argument("--md", default="docs/benchmarks.md")
     ap.add_argument("--png", default="docs/benchmarks.png")
     ap.add_argument("--command", default="make bench", help="how the run was made (for the text)")
@@ -489,6 +502,8 @@ def main():
     md.append(seeds_section(seeds, k, portable) + "\n")
     if a.footprint:
         md.append(footprint_section(a.footprint) + "\n")
+    if a.cache:
+        md.append(cache_section(a.cache) + "\n")
 
     bad = res.bad + [r for r in Results(seed_rows).bad]
     md.append("## Correctness of this run\n")

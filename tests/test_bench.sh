@@ -6,7 +6,8 @@
 #     fields, with figures on every timed row;
 #  2. `fastblock speed --check-only --peers --json` over every cipher and
 #     mode: every peer adapter's output (and every forced implementation's)
-#     matches fastblock's default output.
+#     matches fastblock's default output;
+#  3. `fastblock speed --cache` prints a row with figures per table kernel.
 # No speed is asserted. Fails on a malformed array, a missing field, or any
 # row whose status is not "ok".
 set -u
@@ -16,6 +17,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$FB" speed --info --json >"$tmp/info.json" || { echo "FAIL: speed --info"; exit 1; }
+
+# 3. `speed --cache` times the three table kernels warm, cold and contended.
+"$FB" speed --cache --seconds 0.01 >"$tmp/cache.txt" || { echo "FAIL: speed --cache exited $?"; cat "$tmp/cache.txt"; exit 1; }
+rows=$(awk '$1 ~ /^des\/table/ && $2 + 0 > 0 && $3 + 0 > 0 && $5 + 0 > 0' "$tmp/cache.txt" | wc -l)
+[ "$rows" = 3 ] || { echo "FAIL: speed --cache printed $rows full rows, not 3"; cat "$tmp/cache.txt"; exit 1; }
 args=$("$PY" - "$tmp/info.json" <<'EOF'
 import json, sys
 names = json.load(open(sys.argv[1]))["ciphers"]
