@@ -47,4 +47,9 @@ void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg
  * not run, 2 out of memory. */
 int fb_bench_cache(const bench_clock *clk, double seconds);
 
+/* `fastblock speed --mac-batch` (batch_mac.c, built with OpenSSL): KCVs,
+ * retail MACs and CMACs of n keys through the batch calls against an
+ * OpenSSL EVP loop, outputs compared first; 0 ok, 1 mismatch, 2 no memory. */
+int fb_bench_mac_batch(const bench_clock *clk, size_t n, uint64_t seed);
+
 #endif

@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/random.h>
-#include "internal.h"
+#include "registry.h"
 
 #define MAC_MAGIC 0x66624d41u
 enum { SCRATCH = 1024 };
@@ -33,26 +33,11 @@ struct fb_mac_ctx {
 	uint8_t scratch[SCRATCH];
 };
 
-/* The same cipher in another mode ("des-ede3" -> "des-ede3-cbc"); the
- * names follow the grammar of fb_cipher_by_name. */
-static const fb_cipher *with_mode(const fb_cipher *c, const char *mode)
+/* The same cipher in another mode ("des-ede3" -> "des-ede3-cbc"); none
+ * for XTS names, whose keys are two cipher keys. */
+static const fb_cipher *with_mode(const fb_cipher *c, enum fb_mode mode)
 {
-	static const char *const modes[] = { "-ecb", "-cbc", "-cfb", "-cfb8", "-ofb", "-ctr" };
-	char name[48];
-	const char *n = fb_cipher_name(c);
-	size_t len = strlen(n);
-	if (len + 5 >= sizeof name || fb_cipher_mode(c) == FB_XTS)
-		return NULL;
-	for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
-		size_t m = strlen(modes[i]);
-		if (len > m && !strcmp(n + len - m, modes[i])) {
-			len -= m;
-			break;
-		}
-	}
-	memcpy(name, n, len);
-	strcpy(name + len, mode);
-	return fb_cipher_by_name(name);
+	return fb_cipher_mode(c) == FB_XTS ? NULL : fb_cipher_in_mode(c, mode);
 }
 
 static void xor_block(uint8_t *d, const uint8_t *a, unsigned n)
@@ -135,14 +120,18 @@ static int mac_setup(fb_mac_ctx *m, enum fb_mac_alg alg, const fb_cipher *c, con
 		m->key_len = key_len;
 		return chain_init(m, fb_cipher_by_name("des-cbc"), key, 8);
 	}
-	const fb_cipher *cbc = with_mode(c, "-cbc"), *ecb = with_mode(c, "-ecb");
-	if (!cbc || !ecb)
+	const fb_cipher *cbc = with_mode(c, FB_CBC);
+	if (!cbc)
 		return FB_ERR_ARGUMENT;
 	rc = chain_init(m, cbc, key, key_len);
 	if (rc || alg != FB_MAC_CMAC)
 		return rc;
+	/* L = E(K, 0): a zero block through the keyed chain under the zero IV,
+	 * which fb_message leaves as it found it (no second key setup). */
+	static const uint8_t zero[16];
 	uint8_t l[16] = { 0 };
-	rc = ecb_block(ecb, key, key_len, l);
+	size_t got;
+	rc = fb_message(m->chain, zero, m->bs, zero, m->bs, l, sizeof l, &got);
 	cmac_double(m->sub[0], l, m->bs);
 	cmac_double(m->sub[1], m->sub[0], m->bs);
 	fb_wipe(l, sizeof l);
@@ -289,17 +278,12 @@ int fb_mac_final(fb_mac_ctx *m, uint8_t *mac, size_t mac_len)
 	return rc;
 }
 
-int fb_mac(enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key, size_t key_len,
-	   enum fb_mac_pad pad, const uint8_t *in, size_t in_len, uint8_t *mac, size_t mac_len)
+/* A whole MAC through m (checked arguments); m is wiped afterwards. */
+static int mac_one(fb_mac_ctx *m, enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key,
+		   size_t key_len, enum fb_mac_pad pad, const uint8_t *in, size_t in_len, uint8_t *mac,
+		   size_t mac_len)
 {
-	if (!mac || (!in && in_len))
-		return FB_ERR_ARGUMENT;
-	int rc = check_args(alg, c, key_len, pad);
-	if (rc)
-		return rc;
-	fb_mac_ctx *m = fb_mac_new();
-	if (!m)
-		return FB_ERR_ARGUMENT;
+	int rc;
 	if (pad == FB_MAC_PAD3) {
 		/* Method 3: a block with the length in bits first, then method 1
 		 * (an empty message is then just that block). */
@@ -318,6 +302,23 @@ int fb_mac(enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key, size_t k
 		rc = fb_mac_update(m, in, in_len);
 	if (!rc)
 		rc = fb_mac_final(m, mac, mac_len);
+	else
+		mac_wipe(m);
+	return rc;
+}
+
+int fb_mac(enum fb_mac_alg alg, const fb_cipher *c, const uint8_t *key, size_t key_len,
+	   enum fb_mac_pad pad, const uint8_t *in, size_t in_len, uint8_t *mac, size_t mac_len)
+{
+	if (!mac || (!in && in_len))
+		return FB_ERR_ARGUMENT;
+	int rc = check_args(alg, c, key_len, pad);
+	if (rc)
+		return rc;
+	fb_mac_ctx *m = fb_mac_new();
+	if (!m)
+		return FB_ERR_ARGUMENT;
+	rc = mac_one(m, alg, c, key, key_len, pad, in, in_len, mac, mac_len);
 	fb_mac_free(m);
 	return rc;
 }
@@ -333,7 +334,7 @@ int fb_kcv(const fb_cipher *c, const uint8_t *key, size_t key_len, int cmac, uin
 	size_t bs = fb_cipher_block_size(c);
 	if (cmac)
 		return fb_mac(FB_MAC_CMAC, c, key, key_len, FB_MAC_PAD_NONE, zero, bs, out, out_len);
-	const fb_cipher *ecb = with_mode(c, "-ecb");
+	const fb_cipher *ecb = with_mode(c, FB_ECB);
 	if (!ecb)
 		return FB_ERR_ARGUMENT;
 	if (out_len < 1 || out_len > bs)
@@ -518,19 +519,22 @@ int fb_mac_batch(enum fb_mac_alg alg, const fb_cipher *c, size_t n, const uint8_
 		return FB_ERR_OUTPUT_SPACE;
 	if (n > SIZE_MAX / mac_len)
 		return FB_ERR_ARGUMENT;
-	const fb_cipher *cbc = alg == FB_MAC_RETAIL ? fb_cipher_by_name("des-cbc") : with_mode(c, "-cbc");
+	const fb_cipher *cbc = alg == FB_MAC_RETAIL ? fb_cipher_by_name("des-cbc") : with_mode(c, FB_CBC);
 	if (alg != FB_MAC_CMAC && has_lanes(cbc) && (alg == FB_MAC_RETAIL || key_len == fb_cipher_key_len(c)))
 		return mac_batch_lanes(alg, cbc, n, keys, key_len, pad, in, in_len, macs, mac_len);
-	/* one at a time, into scratch: nothing is written unless all succeed */
+	/* one at a time through one context, into scratch: nothing is written
+	 * unless all succeed */
 	uint8_t *tmp = malloc(n * mac_len);
-	if (!tmp)
-		return FB_ERR_ARGUMENT;
+	fb_mac_ctx *m = fb_mac_new();
+	rc = tmp && m ? FB_OK : FB_ERR_ARGUMENT;
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = fb_mac(alg, c, keys[i], key_len, pad, in[i], in_len[i], tmp + i * mac_len, mac_len);
+		rc = mac_one(m, alg, c, keys[i], key_len, pad, in[i], in_len[i], tmp + i * mac_len, mac_len);
 	if (!rc)
 		memcpy(macs, tmp, n * mac_len);
-	fb_wipe(tmp, n * mac_len);
+	if (tmp)
+		fb_wipe(tmp, n * mac_len);
 	free(tmp);
+	fb_mac_free(m);
 	return rc;
 }
 
@@ -550,7 +554,7 @@ int fb_kcv_batch(const fb_cipher *c, size_t n, const uint8_t *const *keys, size_
 	for (size_t i = 0; i < n; i++)
 		if (!keys[i])
 			return FB_ERR_ARGUMENT;
-	const fb_cipher *cbc = with_mode(c, "-cbc");
+	const fb_cipher *cbc = with_mode(c, FB_CBC);
 	if (cmac || !has_lanes(cbc) || key_len != fb_cipher_key_len(cbc)) {
 		const uint8_t **ins = malloc(n * sizeof *ins);
 		size_t *lens = malloc(n * sizeof *lens);

@@ -50,6 +50,15 @@ const fb_cipher *fb_cipher_by_name(const char *name)
 	return NULL;
 }
 
+const fb_cipher *fb_cipher_in_mode(const fb_cipher *c, enum fb_mode mode)
+{
+	for (size_t i = 0; c && i < NCIPH; i++)
+		if (ciphers[i].family == c->family && ciphers[i].key_len == c->key_len &&
+		    ciphers[i].mode == mode)
+			return &ciphers[i];
+	return NULL;
+}
+
 const fb_cipher *fb_cipher_at(size_t i)
 {
 	/* Skip families with no kernel compiled in. */

@@ -11,5 +11,7 @@ struct fb_cipher {
 };
 
 int fb_cipher_key_ok(const fb_cipher *c, size_t len);
+/* The same cipher and key size in another mode (NULL if c is NULL). */
+const fb_cipher *fb_cipher_in_mode(const fb_cipher *c, enum fb_mode mode);
 
 #endif

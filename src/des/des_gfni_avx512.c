@@ -344,7 +344,12 @@ static void gf_lane_setkeys(void *ksp, const uint8_t *const *keys, size_t keylen
 	gf_lane_keys *ks = ksp;
 	uint64_t rk[16];
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	memset(ks->gk, 0, sizeof ks->gk);
+	/* Lanes nl .. the next multiple of 8 are computed too: zero keys there
+	 * (the rest of the 12 KB is written below or never read). */
+	size_t end = (nl + 7) / 8 * 8;
+	for (unsigned p = 0; p < ks->nkeys && end > nl; p++)
+		for (int r = 0; r < 16; r++)
+			memset(&ks->gk[(16 * p + r) * DES_GF_LANES + nl], 0, (end - nl) * sizeof(uint64_t));
 	for (size_t l = 0; l < nl; l++) {
 		const size_t off[3] = { 0, keylen > 8 ? 8 : 0, keylen == 24 ? 16 : 0 };
 		for (unsigned p = 0; p < ks->nkeys; p++) {

@@ -74,10 +74,14 @@ static void sort_regions(region *a, region *t, size_t n)
 
 /* Written regions (outputs, IVs) must be disjoint from each other and from
  * every region read (inputs, keys, IVs), except an output equal to its own
- * input (in place). w, t: room for 2n regions each. */
-static int check_overlap(const fb_lane_job *j, size_t n, region *w, region *t)
+ * input (in place) and an IV read and written by its own stream. Both sets
+ * are sorted (usually a few ascending runs each), then swept together in
+ * one pass: a binary search per read region cost half of a batch of
+ * 100,000 one-block KCVs in mispredicted branches. w: room for 2n regions,
+ * r and t: 3n each. */
+static int check_overlap(const fb_lane_job *j, size_t n, region *w, region *r, region *t)
 {
-	size_t nw = 0;
+	size_t nw = 0, nr = 0;
 	/* outputs, then IVs: each usually one ascending run */
 	for (size_t i = 0; i < n; i++)
 		if (j->len[i])
@@ -88,31 +92,26 @@ static int check_overlap(const fb_lane_job *j, size_t n, region *w, region *t)
 	for (size_t i = 1; i < nw; i++)
 		if (w[i].lo < w[i - 1].hi)
 			return FB_ERR_OVERLAP;
-	/* each read region against the sorted, disjoint written ones */
-	for (size_t i = 0; i < n; i++) {
-		const struct { uintptr_t p; size_t n; int kind; } rd[3] = {
-			{ (uintptr_t)j->in[i], j->len[i], 0 },
-			{ (uintptr_t)j->keys[i], j->keylen, 1 },
-			{ (uintptr_t)j->ivs[i], j->block_size, 2 },
-		};
-		for (int r = 0; r < 3; r++) {
-			if (!rd[r].n)
-				continue;
-			size_t lo = 0, hi = nw; /* first written region ending after rd.p */
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (w[mid].hi <= rd[r].p)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (size_t k = lo; k < nw && w[k].lo < rd[r].p + rd[r].n; k++) {
-				int in_place = rd[r].kind == 0 && w[k].kind == 0 && w[k].stream == i &&
-					       w[k].lo == rd[r].p;
-				int own_iv = rd[r].kind == 2 && w[k].kind == 1 && w[k].stream == i;
-				if (!in_place && !own_iv)
-					return FB_ERR_OVERLAP;
-			}
+	/* reads: kind 0 input, 2 key, 3 IV */
+	for (size_t i = 0; i < n; i++)
+		if (j->len[i])
+			r[nr++] = (region){ (uintptr_t)j->in[i], (uintptr_t)j->in[i] + j->len[i], i, 0 };
+	for (size_t i = 0; j->keylen && i < n; i++)
+		r[nr++] = (region){ (uintptr_t)j->keys[i], (uintptr_t)j->keys[i] + j->keylen, i, 2 };
+	for (size_t i = 0; i < n; i++)
+		r[nr++] = (region){ (uintptr_t)j->ivs[i], (uintptr_t)j->ivs[i] + j->block_size, i, 3 };
+	sort_regions(r, t, nr);
+	/* The first written region ending after a read's start only moves up
+	 * as the reads' starts do. */
+	for (size_t i = 0, k = 0; i < nr; i++) {
+		while (k < nw && w[k].hi <= r[i].lo)
+			k++;
+		for (size_t m = k; m < nw && w[m].lo < r[i].hi; m++) {
+			int in_place = r[i].kind == 0 && w[m].kind == 0 && w[m].stream == r[i].stream &&
+				       w[m].lo == r[i].lo;
+			int own_iv = r[i].kind == 3 && w[m].kind == 1 && w[m].stream == r[i].stream;
+			if (!in_place && !own_iv)
+				return FB_ERR_OVERLAP;
 		}
 	}
 	return FB_OK;
@@ -284,7 +283,7 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	if (err != FB_OK)
 		return err;
 	size_t fused = first.lanes && first.lanes->run ? first.lanes->scratch_size : 0;
-	size_t per = 5 * sizeof(region) + sizeof(size_t), room = keys_room(c->family);
+	size_t per = 8 * sizeof(region) + sizeof(size_t), room = keys_room(c->family);
 	if (n > (SIZE_MAX - sizeof(scratch) - room - fused - 256) / per)
 		return FB_ERR_ARGUMENT;
 	size_t need = align64(sizeof(scratch)) + align64(room) + align64(fused) + n * per + 64;
@@ -296,10 +295,10 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	w->ks = p + align64(sizeof(scratch));
 	w->fused = fused ? (unsigned char *)w->ks + align64(room) : NULL;
 	region *reg = (region *)(void *)((unsigned char *)w->ks + align64(room) + align64(fused));
-	region *tmp = reg + 2 * n;
-	region *order = tmp + 2 * n; /* by length, longest first: lo = SIZE_MAX - blocks */
-	size_t *lane = (size_t *)(void *)(order + n);
-	err = check_overlap(&j, n, reg, tmp);
+	region *rd = reg + 2 * n, *tmp = rd + 3 * n;
+	region *order = rd; /* after the checks: by length, longest first (lo = SIZE_MAX - blocks) */
+	size_t *lane = (size_t *)(void *)(tmp + 3 * n);
+	err = check_overlap(&j, n, reg, rd, tmp);
 	if (err == FB_OK) {
 		for (size_t i = 0; i < n; i++)
 			order[i] = (region){ SIZE_MAX - (len[i] + bs - 1) / bs, 0, i, 0 };
