@@ -51,7 +51,7 @@ __all__ = [
     "encrypt", "decrypt", "Cipher", "CipherContext", "batch_encrypt", "batch_decrypt",
     "ciphers", "implementations", "cpu_description", "library_version", "output_bound",
     "des_check_parity", "des_set_parity", "des_is_weak_key", "strerror", "NOGIL_MIN",
-    "CipherInfo", "ImplementationInfo",
+    "CipherInfo", "ImplementationInfo", "mac", "kcv", "mac_batch", "kcv_batch",
     "Error", "UnknownCipherError", "InvalidKeyError", "WeakKeyError", "IVLengthError",
     "DataLengthError", "PaddingError", "ImplementationError", "StateError", "ArgumentError",
 ]
@@ -271,3 +271,57 @@ def batch_decrypt(name: str, key_or_keys: Any, records: Any, ivs: Any = None, pa
                   impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False) -> Any:
     """Decrypts many independent messages in one call (see :func:`batch_encrypt`)."""
     return _batch(False, name, key_or_keys, records, ivs, padding, impl, constant_time, strict_keys)
+
+
+# ---- MACs and key check values ------------------------------------------------------
+
+_MAC_ALGS = {"cbc": 1, "retail": 2, "cmac": 3}
+
+
+def _mac_args(algorithm: str, padding: Optional[int]) -> tuple:
+    alg = _MAC_ALGS.get(algorithm)
+    if alg is None:
+        raise ValueError("algorithm must be 'cbc', 'retail' or 'cmac', not %r" % (algorithm,))
+    if padding is None:
+        padding = 0 if alg == 3 else 1
+    if padding not in (0, 1, 2, 3):
+        raise ValueError("padding must be an ISO/IEC 9797-1 method 1, 2 or 3 (0 for CMAC), not %r" % (padding,))
+    return alg, padding
+
+
+def mac(name: str, key: Buffer, data: Buffer, *, algorithm: str = "cmac", padding: Optional[int] = None,
+        length: Optional[int] = None) -> bytes:
+    """The MAC of a whole message (``fb_mac``).
+
+    ``algorithm``: ``"cmac"`` (NIST SP 800-38B, any cipher), ``"cbc"`` (ISO/IEC
+    9797-1 MAC algorithm 1) or ``"retail"`` (algorithm 3, ANSI X9.19: ``name``
+    ``"des-ede"`` or ``"des-ede3"``). ``name`` is a cipher and key size; its mode
+    is ignored (``"aes-128"`` forms need a mode: ``"aes-128-ecb"``).
+    ``padding``: ISO/IEC 9797-1 method 1 (zeros, the default), 2 or 3 for cbc and
+    retail; CMAC pads itself. ``length``: bytes kept (the leftmost), default the
+    block size. The GIL is released.
+    """
+    alg, pad = _mac_args(algorithm, padding)
+    return _fastblock._mac(alg, name, key, data, pad, 0 if length is None else length)
+
+
+def kcv(name: str, key: Buffer, *, cmac: bool = False, length: int = 3) -> bytes:
+    """Key check value: the leftmost ``length`` bytes of E(K, 0...0), or with
+    ``cmac=True`` of the CMAC of one zero block (``fb_kcv``)."""
+    return _fastblock._kcv(name, key, cmac, length)
+
+
+def mac_batch(name: str, keys: Sequence[Buffer], messages: Sequence[Buffer], *, algorithm: str = "cmac",
+              padding: Optional[int] = None, length: Optional[int] = None) -> List[bytes]:
+    """MACs of many messages, each under its own key, in one call
+    (``fb_mac_batch``): DES and Triple-DES CBC and retail MACs run through the
+    multi-lane engine, many keys at once. All keys have one length. Arguments as
+    :func:`mac`; returns one MAC per message, or raises with nothing returned.
+    """
+    alg, pad = _mac_args(algorithm, padding)
+    return _fastblock._mac_batch(alg, name, keys, messages, pad, 0 if length is None else length)
+
+
+def kcv_batch(name: str, keys: Sequence[Buffer], *, cmac: bool = False, length: int = 3) -> List[bytes]:
+    """Key check values of many keys in one call (``fb_kcv_batch``); see :func:`kcv`."""
+    return _fastblock._kcv_batch(name, keys, cmac, length)

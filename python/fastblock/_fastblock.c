@@ -1254,6 +1254,226 @@ static PyObject *py_strerror(PyObject *self, PyObject *arg)
 	return PyUnicode_FromString(fb_strerror((int)code));
 }
 
+/* ---- MACs and key check values ---------------------------------------------- */
+
+/* _mac(alg, name, key, data, pad, mac_len) -> bytes (fb_mac; mac_len 0: the block). */
+static PyObject *py_mac(PyObject *self, PyObject *args)
+{
+	(void)self;
+	int alg, pad;
+	Py_ssize_t mac_len;
+	PyObject *name, *key, *data;
+	if (!PyArg_ParseTuple(args, "iOOOin", &alg, &name, &key, &data, &pad, &mac_len))
+		return NULL;
+	const fb_cipher *c = cipher_arg(name);
+	if (!c)
+		return NULL;
+	if (mac_len == 0) /* the whole block */
+		mac_len = (Py_ssize_t)fb_cipher_block_size(c);
+	if (mac_len < 1 || mac_len > 16)
+		return raise_fb(FB_ERR_OUTPUT_SPACE, fb_cipher_name(c));
+	rbuf k, d;
+	if (rbuf_get(key, &k, "key") < 0)
+		return NULL;
+	if (rbuf_get(data, &d, "data") < 0) {
+		rbuf_release(&k);
+		return NULL;
+	}
+	uint8_t out[16];
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = fb_mac((enum fb_mac_alg)alg, c, k.p, k.n, (enum fb_mac_pad)pad, d.p, d.n, out, (size_t)mac_len);
+	Py_END_ALLOW_THREADS
+	rbuf_release(&k);
+	rbuf_release(&d);
+	if (rc != FB_OK)
+		return raise_fb(rc, fb_cipher_name(c));
+	return PyBytes_FromStringAndSize((const char *)out, mac_len);
+}
+
+/* _kcv(name, key, cmac, length) -> bytes (fb_kcv). */
+static PyObject *py_kcv(PyObject *self, PyObject *args)
+{
+	(void)self;
+	int cmac;
+	Py_ssize_t len;
+	PyObject *name, *key;
+	if (!PyArg_ParseTuple(args, "OOpn", &name, &key, &cmac, &len))
+		return NULL;
+	const fb_cipher *c = cipher_arg(name);
+	if (!c)
+		return NULL;
+	if (len < 1 || len > 16)
+		return raise_fb(FB_ERR_OUTPUT_SPACE, fb_cipher_name(c));
+	rbuf k;
+	if (rbuf_get(key, &k, "key") < 0)
+		return NULL;
+	uint8_t out[16];
+	int rc = fb_kcv(c, k.p, k.n, cmac, out, (size_t)len);
+	rbuf_release(&k);
+	if (rc != FB_OK)
+		return raise_fb(rc, fb_cipher_name(c));
+	return PyBytes_FromStringAndSize((const char *)out, len);
+}
+
+/* Buffers of a sequence of bytes-like objects, all held until released. */
+typedef struct rbuf_list {
+	Py_ssize_t n;
+	rbuf *b;
+	const uint8_t **p;
+	size_t *len;
+} rbuf_list;
+
+static void rbuf_list_release(rbuf_list *l)
+{
+	for (Py_ssize_t i = 0; l->b && i < l->n; i++)
+		rbuf_release(&l->b[i]);
+	PyMem_Free(l->b);
+	PyMem_Free((void *)l->p);
+	PyMem_Free(l->len);
+	l->b = NULL, l->p = NULL, l->len = NULL;
+}
+
+static int rbuf_list_get(PyObject *seq, rbuf_list *l, const char *what)
+{
+	memset(l, 0, sizeof *l);
+	PyObject *fast = PySequence_Fast(seq, "a sequence of bytes-like objects is needed");
+	if (!fast)
+		return -1;
+	Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+	l->b = PyMem_Calloc((size_t)n + 1, sizeof *l->b);
+	l->p = PyMem_Calloc((size_t)n + 1, sizeof *l->p);
+	l->len = PyMem_Calloc((size_t)n + 1, sizeof *l->len);
+	if (!l->b || !l->p || !l->len) {
+		Py_DECREF(fast);
+		rbuf_list_release(l);
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < n; i++, l->n++) {
+		if (rbuf_get(PySequence_Fast_GET_ITEM(fast, i), &l->b[i], what) < 0) {
+			Py_DECREF(fast);
+			rbuf_list_release(l);
+			return -1;
+		}
+		l->p[i] = l->b[i].p;
+		l->len[i] = l->b[i].n;
+	}
+	Py_DECREF(fast);
+	return 0;
+}
+
+/* One bytes object per result of size each from a flat buffer. */
+static PyObject *split_results(const uint8_t *flat, Py_ssize_t n, Py_ssize_t size)
+{
+	PyObject *list = PyList_New(n);
+	for (Py_ssize_t i = 0; list && i < n; i++) {
+		PyObject *b = PyBytes_FromStringAndSize((const char *)flat + i * size, size);
+		if (!b) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, i, b);
+	}
+	return list;
+}
+
+/* Keys all of one length (the batch calls take one key_len). */
+static int same_key_len(const rbuf_list *k, const fb_cipher *c, size_t *len)
+{
+	*len = k->n ? k->len[0] : fb_cipher_key_len(c); /* an empty batch: any valid length */
+	for (Py_ssize_t i = 1; i < k->n; i++)
+		if (k->len[i] != *len) {
+			raise_fb(FB_ERR_KEY_LENGTH, fb_cipher_name(c));
+			return -1;
+		}
+	return 0;
+}
+
+/* _mac_batch(alg, name, keys, messages, pad, mac_len) -> list of bytes. */
+static PyObject *py_mac_batch(PyObject *self, PyObject *args)
+{
+	(void)self;
+	int alg, pad;
+	Py_ssize_t mac_len;
+	PyObject *name, *keys, *msgs, *out = NULL;
+	if (!PyArg_ParseTuple(args, "iOOOin", &alg, &name, &keys, &msgs, &pad, &mac_len))
+		return NULL;
+	const fb_cipher *c = cipher_arg(name);
+	if (!c)
+		return NULL;
+	if (mac_len == 0) /* the whole block */
+		mac_len = (Py_ssize_t)fb_cipher_block_size(c);
+	if (mac_len < 1 || mac_len > 16)
+		return raise_fb(FB_ERR_OUTPUT_SPACE, fb_cipher_name(c));
+	rbuf_list k, m;
+	if (rbuf_list_get(keys, &k, "key") < 0)
+		return NULL;
+	if (rbuf_list_get(msgs, &m, "message") < 0) {
+		rbuf_list_release(&k);
+		return NULL;
+	}
+	size_t klen;
+	uint8_t *flat = NULL;
+	if (k.n != m.n) {
+		PyErr_Format(PyExc_ValueError, "%zd keys for %zd messages", k.n, m.n);
+	} else if (same_key_len(&k, c, &klen) == 0) {
+		flat = PyMem_Malloc((size_t)k.n * (size_t)mac_len + 1);
+		int rc;
+		Py_BEGIN_ALLOW_THREADS
+		rc = flat ? fb_mac_batch((enum fb_mac_alg)alg, c, (size_t)k.n, k.p, klen, (enum fb_mac_pad)pad, m.p,
+					 m.len, flat, (size_t)mac_len)
+			  : FB_ERR_ARGUMENT;
+		Py_END_ALLOW_THREADS
+		if (!flat)
+			PyErr_NoMemory();
+		else if (rc != FB_OK)
+			raise_fb(rc, fb_cipher_name(c));
+		else
+			out = split_results(flat, k.n, mac_len);
+	}
+	PyMem_Free(flat);
+	rbuf_list_release(&k);
+	rbuf_list_release(&m);
+	return out;
+}
+
+/* _kcv_batch(name, keys, cmac, length) -> list of bytes. */
+static PyObject *py_kcv_batch(PyObject *self, PyObject *args)
+{
+	(void)self;
+	int cmac;
+	Py_ssize_t len;
+	PyObject *name, *keys, *out = NULL;
+	if (!PyArg_ParseTuple(args, "OOpn", &name, &keys, &cmac, &len))
+		return NULL;
+	const fb_cipher *c = cipher_arg(name);
+	if (!c)
+		return NULL;
+	if (len < 1 || len > 16)
+		return raise_fb(FB_ERR_OUTPUT_SPACE, fb_cipher_name(c));
+	rbuf_list k;
+	if (rbuf_list_get(keys, &k, "key") < 0)
+		return NULL;
+	size_t klen;
+	if (same_key_len(&k, c, &klen) == 0) {
+		uint8_t *flat = PyMem_Malloc((size_t)k.n * (size_t)len + 1);
+		int rc;
+		Py_BEGIN_ALLOW_THREADS
+		rc = flat ? fb_kcv_batch(c, (size_t)k.n, k.p, klen, cmac, flat, (size_t)len) : FB_ERR_ARGUMENT;
+		Py_END_ALLOW_THREADS
+		if (!flat)
+			PyErr_NoMemory();
+		else if (rc != FB_OK)
+			raise_fb(rc, fb_cipher_name(c));
+		else
+			out = split_results(flat, k.n, len);
+		PyMem_Free(flat);
+	}
+	rbuf_list_release(&k);
+	return out;
+}
+
 static PyMethodDef module_methods[] = {
 	{ "encrypt", (PyCFunction)(void (*)(void))py_encrypt, METH_FASTCALL | METH_KEYWORDS,
 	  "encrypt(name, key, data, iv=None, padding=None, *, impl=None, constant_time=False, strict_keys=False) -> bytes\n\n"
@@ -1280,6 +1500,10 @@ static PyMethodDef module_methods[] = {
 	  "des_is_weak_key(key) -> bool\n\nTrue if the 8-byte key is one of the 4 weak or 12 semi-weak DES keys\n"
 	  "(parity bits ignored)." },
 	{ "strerror", py_strerror, METH_O, "strerror(code) -> str\n\nThe C library's text for an error code." },
+	{ "_mac", py_mac, METH_VARARGS, NULL },
+	{ "_kcv", py_kcv, METH_VARARGS, NULL },
+	{ "_mac_batch", py_mac_batch, METH_VARARGS, NULL },
+	{ "_kcv_batch", py_kcv_batch, METH_VARARGS, NULL },
 	{ NULL, NULL, 0, NULL }
 };
 
