@@ -166,11 +166,18 @@ typedef struct fb_family {
 	unsigned block_size;
 	const fb_kernel *const *parallel; /* preference for ECB/CTR/CBC-dec/XTS */
 	const fb_kernel *const *serial;   /* preference for CBC/CFB/OFB encryption */
-	/* One-shot messages (fb_encrypt/fb_decrypt) up to small_max bytes run
-	 * on the kernel small alone (NULL: never): the wide kernels' key setup
-	 * would cost more than they save. */
-	const fb_kernel *small;
-	size_t small_max;
+	/* One-shot messages (fb_encrypt/fb_decrypt): the first row this CPU
+	 * runs whose max the message does not exceed (and, when asked, that is
+	 * constant-time) runs alone: the wide kernels' key setup would cost
+	 * more than they save. Rows marked parallel_only serve only modes that
+	 * run in parallel batches in that direction (a wide kernel's one-block
+	 * latency loses to the serial tables). Ends with kernel NULL; NULL:
+	 * no such rule. */
+	const struct fb_small_row {
+		const fb_kernel *kernel;
+		size_t max;
+		int parallel_only;
+	} *small;
 	/* Cipher facts: the key lengths (bytes, one cipher key) the
 	 * specification allows, and for FB_FLAG_STRICT_KEYS the keys it
 	 * refuses (NULL: none; returns an FB_ERR_* code or FB_OK). */

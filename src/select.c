@@ -4,7 +4,7 @@
  * takes parallel batches and the kernel that runs serial chains.
  *
  * Every preference is data: each family's lists (src/<family>/<family>_impls.c,
- * best first), the family's one-shot rule (small, small_max), and the mode
+ * best first), the family's one-shot rows (small), and the mode
  * rows below. The figures behind them are in docs/benchmarks.md.
  */
 #include <strings.h>
@@ -74,6 +74,17 @@ static const fb_kernel *forced_kernel(const fb_family *fam, const char *name, ui
 	return k && !strcmp(k->family, fam->name) && runs_on(k, cpu) ? k : NULL;
 }
 
+/* The family's one-shot row for this message, or NULL. */
+static const fb_kernel *small_kernel(const fb_selection_query *q, int need_ct)
+{
+	for (const struct fb_small_row *r = q->family->small; r && r->kernel; r++)
+		if (q->len_hint <= r->max && runs_on(r->kernel, q->cpu) &&
+		    (!need_ct || r->kernel->constant_time) &&
+		    (!r->parallel_only || fb_mode_parallel(q->mode, q->encrypt)))
+			return r->kernel;
+	return NULL;
+}
+
 int fb_select(const fb_selection_query *q, fb_selection *out)
 {
 	const fb_family *fam = q->family;
@@ -97,11 +108,11 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 		out->ser = first_usable(fam->parallel, q->cpu, need_ct);
 	if (!out->par || !out->ser)
 		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
-	if (fam->small && q->len_hint <= fam->small_max && runs_on(fam->small, q->cpu) &&
-	    (!need_ct || fam->small->constant_time)) {
+	const fb_kernel *small = small_kernel(q, need_ct);
+	if (small) {
 		/* a short one-shot message: the wide kernels' key setup costs
 		 * more than they save */
-		out->par = out->ser = fam->small;
+		out->par = out->ser = small;
 	} else if (!fb_mode_parallel(q->mode, q->encrypt)) {
 		out->par = out->ser; /* no key schedule for a kernel never called */
 	}
