@@ -241,7 +241,7 @@ def _batch(enc: bool, name: str, key_or_keys: Any, records: Any, ivs: Any, paddi
     else:
         raise TypeError(f"records: a pyarrow Binary or LargeBinary array is needed, not {arr.type}")
     if arr.null_count:
-        raise ValueError("records: the Arrow array has nulls (fill or drop them first)")
+        return _batch_with_nulls(enc, name, key_or_keys, arr, ivs, padding, impl, constant_time, strict_keys)
     _validity, offsets, data = arr.buffers()
     n = len(arr)
     # the array may be a slice: its offsets start at arr.offset
@@ -252,13 +252,50 @@ def _batch(enc: bool, name: str, key_or_keys: Any, records: Any, ivs: Any, paddi
     return pa.Array.from_buffers(out_type, n, [None, pa.py_buffer(out_offsets), pa.py_buffer(out_data)])
 
 
+def _per_record(values: Any, n: int) -> bool:
+    """True if values holds one entry per record (a sequence or Arrow array
+    of n items that are not themselves bytes), not one value for all."""
+    if values is None or isinstance(values, (bytes, bytearray, memoryview)):
+        return False
+    try:
+        return len(values) == n and not isinstance(values[0], int)
+    except TypeError:
+        return False
+
+
+def _batch_with_nulls(enc: bool, name: str, key_or_keys: Any, arr: Any, ivs: Any, padding: Optional[str],
+                      impl: Optional[str], constant_time: bool, strict_keys: bool) -> Any:
+    """An Arrow array with nulls: the valid records (with their own keys and
+    IVs, where those are per record) go through the batch, and every null
+    stays null at its position."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    n = len(arr)
+    valid = arr.is_valid()
+    keep = [i for i, v in enumerate(valid.to_pylist()) if v]
+
+    def pick(values: Any) -> Any:
+        if not _per_record(values, n):
+            return values
+        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+            return values.take(pa.array(keep, type=pa.int64()))
+        return [values[i] for i in keep]
+
+    done = _batch(enc, name, pick(key_or_keys), arr.filter(valid), pick(ivs), padding, impl, constant_time,
+                  strict_keys)
+    # position i takes result (number of valid records before i), or null
+    idx = pc.subtract(pc.cumulative_sum(pc.cast(valid, pa.int64())), 1)
+    return done.take(pc.if_else(valid, idx, pa.scalar(None, pa.int64())))
+
+
 def batch_encrypt(name: str, key_or_keys: Any, records: Any, ivs: Any = None, padding: Optional[str] = None, *,
                   impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False) -> Any:
     """Encrypts many independent messages in one call.
 
     ``key_or_keys``: one key for all records, or a sequence of one key per record.
     ``records``: a sequence of bytes-like objects (returns a list of bytes), or a
-    pyarrow Binary/LargeBinary array (read in place; returns an array of the same type).
+    pyarrow Binary/LargeBinary array (read in place; returns an array of the same type,
+    with every null record left null).
     ``ivs``: one IV per record (a sequence), one IV for all, or None for ECB.
     DES and Triple-DES in CBC, CFB and OFB run through the multi-stream engine
     (``fb_multi_crypt``), other ciphers record by record in C. The GIL is released.

@@ -154,5 +154,13 @@ def test_arrow_arrays(name, large):
     ch = pa.chunked_array([arr.slice(0, 10), arr.slice(10, 20)])
     assert fastblock.batch_encrypt(name, key, ch, ivs[:30]).to_pylist() == \
         fastblock.batch_encrypt(name, key, recs[:30], ivs[:30])
-    with pytest.raises(ValueError):
-        fastblock.batch_encrypt(name, key, pa.array([b"a", None], type=typ), ivs[:2])
+    # nulls stay null; per-record keys and IVs of the null records are skipped
+    withnull = [None if i % 7 == 3 else r for i, r in enumerate(recs[:200])]
+    keys = [rng.randbytes(c.key_len) for _ in range(200)]
+    out = fastblock.batch_encrypt(name, keys, pa.array(withnull, type=typ), ivs[:200])
+    assert out.type == typ and out.null_count == sum(r is None for r in withnull)
+    want = [None if r is None else fastblock.encrypt(name, k, r, v) for r, k, v in zip(withnull, keys, ivs)]
+    assert out.to_pylist() == want
+    back = fastblock.batch_decrypt(name, keys, out, ivs[:200])
+    assert back.to_pylist() == withnull
+    assert fastblock.batch_encrypt(name, key, pa.array([None, None], type=typ), ivs[:2]).to_pylist() == [None, None]
