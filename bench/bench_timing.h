@@ -21,6 +21,8 @@ typedef struct bench_stats {
 	double min;       /* ticks, empty-function overhead subtracted */
 	double median;    /* ticks, overhead subtracted */
 	size_t samples;   /* repetitions timed */
+	size_t calls;     /* calls of fn per repetition (min and median are per call) */
+	int capped;       /* 1: stopped at the hard time cap before min_reps */
 } bench_stats;
 
 typedef struct bench_clock {
@@ -41,6 +43,18 @@ int bench_clock_init(bench_clock *clk);
  * repetition (to refresh state such as a stream that grew too long). */
 void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg,
 		   double seconds, size_t min_reps, size_t max_reps, bench_stats *st);
+
+/* The same with `calls` calls of fn per timed repetition (prep once before
+ * them), figures per call. Short messages are timed this way: a library
+ * that buffers keystream or defers work pays for it inside the batch, and
+ * the result is not quantized to a few counter steps.
+ * Whatever min_reps says, timing stops once BENCH_CAP_FACTOR x `seconds`
+ * have passed (st->capped tells when that cut it short): a pathological
+ * implementation is reported as such, not waited for. */
+#define BENCH_CAP_FACTOR 8
+void bench_measure_calls(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg,
+			 double seconds, size_t min_reps, size_t max_reps, size_t calls,
+			 bench_stats *st);
 
 /* `fastblock speed --cache` (cache.c): the table DES kernels with warm,
  * cold and contended caches, printed; 0 ok, 1 an implementation could

@@ -193,11 +193,21 @@ static int cmp_u64(const void *a, const void *b)
 void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg,
 		   double seconds, size_t min_reps, size_t max_reps, bench_stats *st)
 {
+	bench_measure_calls(clk, fn, prep, arg, seconds, min_reps, max_reps, 1, st);
+}
+
+void bench_measure_calls(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg,
+			 double seconds, size_t min_reps, size_t max_reps, size_t calls,
+			 bench_stats *st)
+{
 	if (min_reps < 1)
 		min_reps = 1;
 	if (max_reps < min_reps)
 		max_reps = min_reps;
+	if (calls < 1)
+		calls = 1;
 	uint64_t budget = (uint64_t)(seconds * clk->tsc_hz);
+	uint64_t cap = budget * BENCH_CAP_FACTOR;
 	uint64_t *s = malloc(max_reps * sizeof(*s));
 	size_t n = 0;
 
@@ -207,7 +217,8 @@ void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg
 		if (prep)
 			prep(arg);
 		fn(arg);
-		if (i >= 2 && tsc_begin() - w0 > budget / 10)
+		uint64_t spent = tsc_begin() - w0;
+		if ((i >= 2 && spent > budget / 10) || spent > budget)
 			break;
 	}
 
@@ -216,13 +227,14 @@ void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg
 		if (prep)
 			prep(arg);
 		uint64_t t0 = tsc_begin();
-		fn(arg);
+		for (size_t c = 0; c < calls; c++)
+			fn(arg);
 		uint64_t t1 = tsc_end();
 		uint64_t d = t1 - t0;
 		if (s)
 			s[n] = d;
 		n++;
-		if (!s || (n >= min_reps && t1 - start >= budget))
+		if (!s || (n >= min_reps && t1 - start >= budget) || t1 - start >= cap)
 			break;
 	}
 
@@ -233,9 +245,12 @@ void bench_measure(const bench_clock *clk, bench_fn fn, bench_fn prep, void *arg
 		med = n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2;
 		free(s);
 	}
-	min -= clk->overhead;
-	med -= clk->overhead;
+	/* the counter reads are paid once per repetition, the calls each time */
+	min = (min - clk->overhead) / (double)calls;
+	med = (med - clk->overhead) / (double)calls;
 	st->min = min > 0 ? min : 0;
 	st->median = med > 0 ? med : 0;
 	st->samples = n;
+	st->calls = calls;
+	st->capped = n < min_reps;
 }

@@ -11,6 +11,14 @@
 /* Large enough for the widest kernel batch (bitsliced DES: 512 blocks). */
 #define FB_CHUNK 8192
 
+/* Blocks of the next chunk when n are left. The scratch buffers are wiped
+ * only as far as the first (largest) chunk wrote: a short message does
+ * not pay for clearing 8 KB. */
+static inline size_t chunk(size_t n, unsigned bs)
+{
+	return n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+}
+
 static inline void par_crypt(const fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	if (s->encrypt)
@@ -55,8 +63,9 @@ static void cbc_decrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		return;
 	}
 	uint8_t tmp[FB_CHUNK], next[16];
+	size_t used = chunk(n, bs) * bs;
 	while (n) {
-		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		size_t m = chunk(n, bs);
 		s->par->decrypt(s->ks_par, tmp, in, m);
 		memcpy(next, in + (m - 1) * bs, bs);
 		/* Backwards, so in place each ciphertext is read before it is overwritten. */
@@ -66,7 +75,7 @@ static void cbc_decrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		memcpy(s->iv, next, bs);
 		in += m * bs, out += m * bs, n -= m;
 	}
-	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(tmp, used);
 }
 
 /* Whole blocks of CTR keystream XORed into in -> out; s->iv advances. */
@@ -86,8 +95,9 @@ static void ctr_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		return;
 	}
 	uint8_t tmp[FB_CHUNK];
+	size_t used = chunk(n, bs) * bs;
 	while (n) {
-		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		size_t m = chunk(n, bs);
 		for (size_t i = 0; i < m; i++) {
 			memcpy(tmp + i * bs, s->iv, bs);
 			ctr_add1(s->iv, bs);
@@ -96,7 +106,7 @@ static void ctr_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		fb_xor(out, in, tmp, m * bs);
 		in += m * bs, out += m * bs, n -= m;
 	}
-	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(tmp, used);
 }
 
 /* CFB decryption of whole blocks: every keystream block is the encryption
@@ -109,8 +119,9 @@ static void cfb_decrypt_blocks(fb_state *s, uint8_t *out, const uint8_t *in, siz
 		return;
 	}
 	uint8_t tmp[FB_CHUNK];
+	size_t used = chunk(n, bs) * bs;
 	while (n) {
-		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		size_t m = chunk(n, bs);
 		memcpy(tmp, s->iv, bs);
 		memcpy(tmp + bs, in, (m - 1) * bs);
 		memcpy(s->iv, in + (m - 1) * bs, bs);
@@ -118,7 +129,7 @@ static void cfb_decrypt_blocks(fb_state *s, uint8_t *out, const uint8_t *in, siz
 		fb_xor(out, in, tmp, m * bs);
 		in += m * bs, out += m * bs, n -= m;
 	}
-	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(tmp, used);
 }
 
 /* Multiplies an XTS tweak by alpha in GF(2^128) (IEEE 1619 byte order). */
@@ -141,8 +152,9 @@ static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		return;
 	}
 	uint8_t tmp[FB_CHUNK], t[16];
+	size_t used = chunk(n, 16) * 16;
 	while (n) {
-		size_t m = n < FB_CHUNK / 16 ? n : FB_CHUNK / 16;
+		size_t m = chunk(n, 16);
 		memcpy(t, s->iv, 16);
 		for (size_t i = 0; i < m; i++, xts_mul_alpha(t))
 			fb_xor(tmp + 16 * i, in + 16 * i, t, 16);
@@ -151,7 +163,7 @@ static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 			fb_xor(out + 16 * i, tmp + 16 * i, s->iv, 16);
 		in += m * 16, out += m * 16, n -= m;
 	}
-	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(tmp, used);
 }
 
 /* One XTS block with tweak t, through the parallel kernel. */
@@ -216,8 +228,9 @@ static void stream_via_cbc(fb_state *s, uint8_t *out, const uint8_t *in, size_t 
 {
 	unsigned bs = s->bs;
 	uint8_t tmp[FB_CHUNK];
+	size_t used = chunk(n, bs) * bs;
 	while (n) {
-		size_t m = n < FB_CHUNK / bs ? n : FB_CHUNK / bs;
+		size_t m = chunk(n, bs);
 		if (s->mode == FB_OFB) {
 			memset(tmp, 0, m * bs);
 			s->ser->cbc_enc(s->ks_ser, tmp, tmp, m, s->iv);
@@ -231,7 +244,7 @@ static void stream_via_cbc(fb_state *s, uint8_t *out, const uint8_t *in, size_t 
 			memcpy(s->iv, out + (m - 1) * bs, bs);
 		in += m * bs, out += m * bs, n -= m;
 	}
-	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(tmp, used);
 }
 
 /* Whole blocks of OFB (either way) or CFB encryption: a serial chain of
@@ -258,8 +271,9 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 {
 	unsigned bs = s->bs;
 	uint8_t tmp[FB_CHUNK], stream[FB_CHUNK / 8 + 16];
+	size_t used = chunk(len, bs) * bs;
 	while (len) {
-		size_t m = len < FB_CHUNK / bs ? len : FB_CHUNK / bs;
+		size_t m = chunk(len, bs);
 		memcpy(stream, s->iv, bs);
 		memcpy(stream + bs, in, m);
 		for (size_t k = 0; k < m; k++)
@@ -270,7 +284,7 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 			out[k] = stream[bs + k] ^ tmp[k * bs];
 		in += m, out += m, len -= m;
 	}
-	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(tmp, used);
 }
 
 static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
