@@ -7,7 +7,11 @@
 #  2. `fastblock speed --check-only --peers --json` over every cipher and
 #     mode: every peer adapter's output (and every forced implementation's)
 #     matches fastblock's default output;
-#  3. `fastblock speed --cache` prints a row with figures per table kernel.
+#  3. `fastblock speed --cache` prints a row with figures per table kernel;
+#  4. short messages are timed as batches (calls_per_sample > 1 at 64 B,
+#     1 at 8 KB), and with a tiny budget a slow measurement stops at the
+#     time cap: the OpenSSL row of a 256 KB 3DES message, after a 1 KB one,
+#     is marked "capped" instead of timed (and the run still exits 0).
 # No speed is asserted. Fails on a malformed array, a missing field, or any
 # row whose status is not "ok".
 set -u
@@ -34,6 +38,28 @@ print(" ".join("--cipher " + n for n in sorted(pick.values())))
 EOF
 ) || { echo "FAIL: speed --info --json is not valid JSON"; exit 1; }
 [ -n "$args" ] || { echo "FAIL: fastblock lists no cipher"; exit 1; }
+
+# 4. batches of calls and the time cap
+"$FB" speed --json --quiet --seconds 0.01 --size 64 --size 8192 --cipher aes-128-ctr --impl default \
+	>"$tmp/batch.json" || { echo "FAIL: speed for the batch check exited $?"; exit 1; }
+"$PY" - "$tmp/batch.json" <<'EOF' || exit 1
+import json, sys
+calls = {r["size"]: r.get("calls_per_sample") for r in json.load(open(sys.argv[1]))}
+if not (calls.get(64, 0) > 1 and calls.get(8192) == 1):
+    sys.exit("FAIL: calls per sample at 64 B and 8 KB: %r (want > 1 and 1)" % calls)
+EOF
+if "$FB" speed --info | grep -qi openssl; then
+	"$FB" speed --json --quiet --peer openssl --seconds 0.00002 --size 1024 --size 262144 \
+		--cipher des-ede3-cbc --op encrypt --impl des/table >"$tmp/cap.json" ||
+		{ echo "FAIL: a run with capped rows exited $?"; exit 1; }
+	"$PY" - "$tmp/cap.json" <<'EOF' || exit 1
+import json, sys
+rows = json.load(open(sys.argv[1]))
+st = {(r["library"], r["size"]): r["status"] for r in rows}
+if st.get(("openssl", 262144)) != "capped" or st.get(("openssl", 1024)) not in ("ok", "capped"):
+    sys.exit("FAIL: time cap: statuses %r" % st)
+EOF
+fi
 
 # shellcheck disable=SC2086 # the argument list splits on purpose
 "$FB" speed --peers --json --quiet --seconds 0.05 --size 16 --size 64 $args >"$tmp/timed.json"
