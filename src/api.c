@@ -71,6 +71,7 @@ static int head_ok(fb_ctx *ctx)
 
 typedef struct ctx_layout {
 	size_t par, ser, tweak; /* offsets of the key schedules (tweak 0: none) */
+	size_t ctr, ctr_bytes;  /* CTR's kept keystream (ctr_bytes 0: none) */
 	size_t total;
 } ctx_layout;
 
@@ -86,8 +87,10 @@ static size_t ks_bytes(const fb_kernel *k, size_t klen)
 	return ROUND64(k->ks_bytes && klen ? k->ks_bytes(klen) : k->ks_size);
 }
 
-/* klen: the key length fb_init gets (XTS: both halves), 0 if not known. */
-static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, ctx_layout *l)
+/* klen: the key length fb_init gets (XTS: both halves), 0 if not known;
+ * stream: a streaming context (one-shot calls keep no CTR keystream). */
+static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, int stream,
+		      ctx_layout *l)
 {
 	size_t at = AREAS_AT;
 	if (mode == FB_XTS)
@@ -103,6 +106,9 @@ static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, c
 		l->tweak = at;
 		at += ks_bytes(sel->ser, klen);
 	}
+	l->ctr = at;
+	l->ctr_bytes = mode == FB_CTR && stream ? fb_ctr_keep_bytes(sel->par, sel->wide) : 0;
+	at += ROUND64(l->ctr_bytes);
 	l->total = at;
 }
 
@@ -141,13 +147,15 @@ static fb_ctx *ctx_alloc(size_t size)
 
 /* Bytes for the largest context any cipher, direction and option needs:
  * the largest schedule as the parallel one and again as the serial one,
- * and once more for XTS's tweak key where the block is 16 bytes. */
+ * and once more for XTS's tweak key where the block is 16 bytes (or
+ * CTR's kept keystream). */
 static size_t ctx_size_max(void)
 {
 	size_t need = AREAS_AT;
 	const fb_kernel *k;
 	for (size_t i = 0; (k = fb_kernel_at(i)); i++) {
-		size_t n = AREAS_AT + ROUND64(k->ks_size) * (k->block_size == 16 ? 3 : 2);
+		size_t n = AREAS_AT + ROUND64(k->ks_size) * (k->block_size == 16 ? 3 : 2) +
+			   ROUND64(fb_ctr_keep_bytes(k, 1));
 		if (n > need)
 			need = n;
 	}
@@ -269,7 +277,7 @@ static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *ke
 		return FB_ERR_ARGUMENT;
 	if ((rc = choose_kernels(c, dir, opt, len_hint, sel)))
 		return rc;
-	layout_of(sel, c->mode, key_len, l);
+	layout_of(sel, c->mode, key_len, len_hint == SIZE_MAX, l);
 	return FB_OK;
 }
 
@@ -279,6 +287,7 @@ static void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
 {
 	fb_wipe(s->buf, sizeof s->buf);
 	fb_wipe(s->ksb, sizeof s->ksb);
+	fb_ctr_forget(s);
 	s->buf_len = 0;
 	s->pos = s->bs;
 	if (!iv_len)
@@ -305,6 +314,8 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->par = sel->par;
 	s->ser = sel->ser;
 	s->wide = sel->wide;
+	s->ctr_ks = (unsigned char *)ctx + l->ctr;
+	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
 	int rc = set_keys(ctx, s, l, key, key_len);
@@ -338,7 +349,7 @@ size_t fb_ctx_size(const fb_cipher *c, enum fb_direction dir, const fb_options *
 	ctx_layout l;
 	if (!c || (dir != FB_ENCRYPT && dir != FB_DECRYPT) || choose_kernels(c, dir, opt, SIZE_MAX, &sel))
 		return 0;
-	layout_of(&sel, c->mode, c->key_len, &l);
+	layout_of(&sel, c->mode, c->key_len, 1, &l);
 	return l.total;
 }
 

@@ -303,9 +303,63 @@ static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 	}
 }
 
+size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
+{
+	size_t n = (size_t)k->batch * k->block_size;
+	return wide && k->batch > 1 ? (n < 4096 ? n : 4096) : 0;
+}
+
+void fb_ctr_forget(fb_state *s)
+{
+	if (s->ctr_len)
+		fb_wipe(s->ctr_ks, s->ctr_len);
+	s->ctr_len = s->ctr_pos = 0;
+	s->ctr_short = 0;
+}
+
+/* CTR through the kept keystream. A wide kernel costs nearly as much for
+ * a few blocks as for its whole batch, so once a stream has had one short
+ * update, short updates take their keystream from a batch made ahead.
+ * Long updates (and the first short one: a one-shot message is one update)
+ * run straight on the kernel. Only lengths choose the path. */
+static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	unsigned bs = s->bs;
+	size_t batch = s->ctr_cap / bs;
+	int was_short = s->ctr_short;
+	if (len < s->ctr_cap)
+		s->ctr_short = 1;
+	while (len) {
+		size_t have = s->ctr_len - s->ctr_pos;
+		if (have) {
+			size_t t = have < len ? have : len;
+			fb_xor(out, in, s->ctr_ks + s->ctr_pos, t);
+			s->ctr_pos += (unsigned)t;
+			in += t, out += t, len -= t;
+			continue;
+		}
+		size_t n = len / bs;
+		if (n && (n >= batch || !was_short)) {
+			ctr_blocks(s, out, in, n);
+			in += n * bs, out += n * bs, len -= n * bs;
+			continue;
+		}
+		/* a partial block, or short updates: make keystream ahead */
+		size_t make = was_short ? batch : 1;
+		memset(s->ctr_ks, 0, make * bs);
+		ctr_blocks(s, s->ctr_ks, s->ctr_ks, make);
+		s->ctr_len = (unsigned)(make * bs);
+		s->ctr_pos = 0;
+	}
+}
+
 void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
+	if (s->ctr_cap) {
+		ctr_kept(s, out, in, len);
+		return;
+	}
 	if (s->mode == FB_CFB8) {
 		cfb8(s, out, in, len);
 		return;

@@ -24,6 +24,11 @@ typedef struct fb_state {
 	uint8_t iv[16];   /* chaining value, counter, or XTS tweak */
 	uint8_t ksb[16];  /* current keystream block */
 	uint8_t buf[32];
+	/* CTR on a wide kernel, streaming: a batch of keystream kept for the
+	 * short updates that follow a short one (ctr_cap 0: none). */
+	uint8_t *ctr_ks;
+	unsigned ctr_cap, ctr_len, ctr_pos; /* bytes: room, made, used */
+	int ctr_short;    /* an earlier update was shorter than ctr_cap */
 	size_t used;      /* context bytes from its start through the last key schedule */
 } fb_state;
 
@@ -39,6 +44,13 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);
 void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
 /* XTS ciphertext stealing over the last full block plus r bytes (0<r<bs). */
 void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r);
+
+/* Keystream bytes a streaming CTR context keeps for kernel k (0: none):
+ * one natural batch of k, at most 4 KB. */
+size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide);
+
+/* Forgets kept keystream (a new IV or a finished stream). */
+void fb_ctr_forget(fb_state *s);
 
 /* Padding (padding.c). */
 void fb_pad(enum fb_padding p, uint8_t *block, unsigned used, unsigned bs);
