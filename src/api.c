@@ -314,6 +314,8 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->par = sel->par;
 	s->ser = sel->ser;
 	s->wide = sel->wide;
+	s->narrow = sel->narrow;
+	s->narrow_below = sel->narrow_below;
 	s->ctr_ks = (unsigned char *)ctx + l->ctr;
 	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;

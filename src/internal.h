@@ -178,6 +178,14 @@ typedef struct fb_family {
 		size_t max;
 		int parallel_only;
 	} *small;
+	/* Short runs of parallel work: when `wide` is the parallel kernel,
+	 * runs of fewer than `below` blocks go to `narrow`, which reads the
+	 * same key schedule (same setkey) and costs less to start. NULL-
+	 * terminated; NULL: no ladder. */
+	const struct fb_ladder_row {
+		const fb_kernel *wide, *narrow;
+		unsigned below;
+	} *ladder;
 	/* Cipher facts: the key lengths (bytes, one cipher key) the
 	 * specification allows, and for FB_FLAG_STRICT_KEYS the keys it
 	 * refuses (NULL: none; returns an FB_ERR_* code or FB_OK). */

@@ -85,6 +85,20 @@ static const fb_kernel *small_kernel(const fb_selection_query *q, int need_ct)
 	return NULL;
 }
 
+/* The family's ladder row for the chosen parallel kernel: the narrower
+ * kernel for short runs, if it runs here, reads the same schedule and
+ * keeps a constant-time promise. */
+static void ladder_of(const fb_selection_query *q, int need_ct, fb_selection *out)
+{
+	for (const struct fb_ladder_row *r = q->family->ladder; r && r->wide; r++)
+		if (r->wide == out->par && runs_on(r->narrow, q->cpu) &&
+		    r->narrow->setkey == r->wide->setkey && (!need_ct || r->narrow->constant_time)) {
+			out->narrow = r->narrow;
+			out->narrow_below = r->below;
+			return;
+		}
+}
+
 int fb_select(const fb_selection_query *q, fb_selection *out)
 {
 	const fb_family *fam = q->family;
@@ -92,6 +106,8 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 	char buf[64];
 	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
 	out->wide = 0;
+	out->narrow = NULL;
+	out->narrow_below = 0;
 	if (name) {
 		const fb_kernel *k = forced_kernel(fam, name, q->cpu);
 		if (!k)
@@ -117,6 +133,8 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 		out->par = out->ser; /* no key schedule for a kernel never called */
 	}
 	out->wide = fb_mode_parallel(q->mode, q->encrypt) && out->par->batch > 1;
+	if (out->wide)
+		ladder_of(q, need_ct, out);
 	return FB_OK;
 }
 

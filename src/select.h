@@ -18,6 +18,8 @@ typedef struct fb_selection {
 	const fb_kernel *par; /* parallel batches (ECB, CTR, XTS, decryption of CBC/CFB/CFB8) */
 	const fb_kernel *ser; /* serial chains and single blocks */
 	int wide;             /* 1: the mode runs in parallel batches on par */
+	const fb_kernel *narrow; /* runs of fewer than narrow_below blocks (NULL: none) */
+	unsigned narrow_below;
 } fb_selection;
 
 /* FB_OK, FB_ERR_IMPL_UNAVAILABLE (forced name unknown, of another family,

@@ -131,7 +131,7 @@ static void check_machine(const machine *m)
 				for (int ct = 0; ct < 2; ct++) {
 					fb_selection_query q = { c->family, c->mode, enc, hints[h],
 								 ct ? FB_FLAG_CONSTANT_TIME : 0u, m->cpu, NULL };
-					fb_selection sel = { NULL, NULL, 0 };
+					fb_selection sel = { 0 };
 					int rc = fb_select(&q, &sel);
 					const char *wp, *ws;
 					expected(e, m->cpu, c, enc, hints[h], ct, &wp, &ws);
@@ -168,10 +168,41 @@ static void check_named_rows(void)
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
 		fb_selection_query q = { c->family, c->mode, rows[i].enc, SIZE_MAX, 0, rows[i].cpu, NULL };
-		fb_selection sel = { NULL, NULL, 0 };
+		fb_selection sel = { 0 };
 		int rc = fb_select(&q, &sel);
 		check(!rc && same(name_of(sel.par), rows[i].par) && sel.wide == rows[i].wide, "named row",
 		      "", rows[i].cipher, rows[i].enc, SIZE_MAX, 0, rc ? NULL : name_of(sel.par), rows[i].par);
+	}
+}
+
+/* The ladder for short parallel runs: which narrower kernel, below how
+ * many blocks, per class, mode and options; none when forced or serial. */
+static void check_ladder(void)
+{
+	struct { uint32_t cpu; const char *cipher; int enc; unsigned flags; const char *forced;
+		 const char *narrow; unsigned below; } rows[] = {
+		{ AVX512_ALL, "aes-128-ecb", 1, 0, NULL, "aes/vaes-avx2", 16 },
+		{ AVX512_ALL, "aes-256-ctr", 0, 0, NULL, "aes/vaes-avx2", 16 },
+		{ AVX512_ALL, "aes-128-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, "aes/vaes-avx2", 16 },
+		{ AVX512_ALL, "aes-128-xts", 1, 0, NULL, "aes/vaes-avx2", 16 },
+		{ AVX512_ALL, "aes-128-cbc", 1, 0, NULL, NULL, 0 },   /* a serial chain */
+		{ AVX512_ALL, "aes-128-ecb", 1, 0, "aes/vaes-avx512", NULL, 0 }, /* forced */
+		{ ZEN3, "aes-128-ecb", 1, 0, NULL, NULL, 0 },         /* vaes-avx2 is the widest */
+		{ ZEN2, "aes-128-ecb", 1, 0, NULL, NULL, 0 },
+		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, NULL, 0 },  /* no ladder in the family */
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
+		fb_selection_query q = { c->family, c->mode, rows[i].enc, SIZE_MAX, rows[i].flags, rows[i].cpu,
+					 rows[i].forced };
+		fb_selection sel = { 0 };
+		int rc = fb_select(&q, &sel);
+		char got[64], want[64];
+		snprintf(got, sizeof got, "%s below %u", rc ? "(refused)" : name_of(sel.narrow) ? name_of(sel.narrow) : "none",
+			 sel.narrow_below);
+		snprintf(want, sizeof want, "%s below %u", rows[i].narrow ? rows[i].narrow : "none", rows[i].below);
+		check(!rc && same(name_of(sel.narrow), rows[i].narrow) && sel.narrow_below == rows[i].below,
+		      "ladder", "", rows[i].cipher, rows[i].enc, SIZE_MAX, rows[i].flags != 0, got, want);
 	}
 }
 
@@ -190,7 +221,7 @@ static void check_forced(void)
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		fb_selection_query q = { c->family, c->mode, 1, SIZE_MAX, rows[i].flags, rows[i].cpu, rows[i].name };
-		fb_selection sel = { NULL, NULL, 0 };
+		fb_selection sel = { 0 };
 		int rc = fb_select(&q, &sel);
 		int ok = rc == rows[i].rc && (rc || (sel.par == sel.ser && !strcasecmp(sel.par->name, rows[i].name)));
 		check(ok, "forced", "", rows[i].name, 1, SIZE_MAX, rows[i].flags != 0, rc ? NULL : name_of(sel.par),
@@ -211,7 +242,7 @@ static void check_runtime(void)
 			int rc = fb_init(ctx, c, enc ? FB_ENCRYPT : FB_DECRYPT, key, fb_cipher_key_len(c), iv,
 					 fb_cipher_iv_len(c), NULL);
 			fb_selection_query q = { c->family, c->mode, enc, SIZE_MAX, 0, fb_cpu_features(), NULL };
-			fb_selection sel = { NULL, NULL, 0 };
+			fb_selection sel = { 0 };
 			int src = fb_select(&q, &sel);
 			check(!rc && !src && same(fb_ctx_impl(ctx), name_of(sel.par)) &&
 				      same(fb_ctx_serial_impl(ctx), name_of(sel.ser)),
@@ -231,6 +262,7 @@ int main(void)
 	for (size_t m = 0; m < sizeof machines / sizeof *machines; m++)
 		check_machine(&machines[m]);
 	check_named_rows();
+	check_ladder();
 	check_forced();
 	check_runtime();
 	printf("test_dispatch: %d checks, %d failures\n", checks, failures);

@@ -13,6 +13,8 @@ typedef struct fb_state {
 	uint32_t magic;
 	const fb_cipher *c;
 	const fb_kernel *par, *ser; /* parallel batches; serial chains */
+	const fb_kernel *narrow;    /* parallel runs of fewer than narrow_below blocks */
+	unsigned narrow_below;
 	const void *ks_par, *ks_ser, *ks_tweak;
 	enum fb_mode mode;
 	int encrypt;
@@ -31,6 +33,14 @@ typedef struct fb_state {
 	int ctr_short;    /* an earlier update was shorter than ctr_cap */
 	size_t used;      /* context bytes from its start through the last key schedule */
 } fb_state;
+
+/* Whole blocks in n bytes. Blocks are 8 or 16 bytes, so a shift: a
+ * division by the variable block size costs more than the rest of a
+ * short update's bookkeeping. */
+static inline size_t fb_blocks_in(unsigned bs, size_t n)
+{
+	return n >> (bs == 16 ? 4 : 3);
+}
 
 /* The streaming calls behind fb_update and fb_final (stream.c): the API
  * has checked the context and the pointers. */

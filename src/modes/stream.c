@@ -19,7 +19,7 @@ static int padded(const fb_state *s)
 /* Bytes to keep back in the buffer when avail bytes are on hand. */
 static size_t keep_back(const fb_state *s, size_t avail)
 {
-	size_t r = avail % s->bs;
+	size_t r = avail & (s->bs - 1);
 	if (s->mode == FB_XTS) /* the last full block may need stealing */
 		return avail >= s->bs ? s->bs + r : avail;
 	if (padded(s) && !s->encrypt && r == 0 && avail) /* the padding block */
@@ -69,8 +69,9 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		/* Nothing buffered (every call of whole blocks): the blocks go
 		 * straight from in, with no staging copies. In place they end
 		 * before the kept tail, which is read after. */
-		fb_mode_blocks(s, out, in, produce / bs);
-		memcpy(s->buf, in + produce, keep);
+		fb_mode_blocks(s, out, in, fb_blocks_in(bs, produce));
+		if (keep)
+			memcpy(s->buf, in + produce, keep);
 		s->buf_len = (unsigned)keep;
 		return FB_OK;
 	}
@@ -79,7 +80,7 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		 * is kept together with all of in. */
 		size_t old = keep - in_len;
 		memcpy(kept, in, in_len);
-		fb_mode_blocks(s, out, s->buf, produce / bs);
+		fb_mode_blocks(s, out, s->buf, fb_blocks_in(bs, produce));
 		memmove(s->buf, s->buf + produce, old);
 		memcpy(s->buf + old, kept, in_len);
 	} else {
@@ -90,15 +91,15 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 			 * the buffered bytes in front, so the stream lines up with out. */
 			memmove(out + from_buf, in, body);
 			memcpy(out, s->buf, from_buf);
-			fb_mode_blocks(s, out, out, produce / bs);
+			fb_mode_blocks(s, out, out, fb_blocks_in(bs, produce));
 		} else {
 			/* The first blocks straddle the buffer and in. */
 			size_t head = (from_buf + bs - 1) / bs * bs;
 			uint8_t first[32];
 			memcpy(first, s->buf, from_buf);
 			memcpy(first + from_buf, in, head - from_buf);
-			fb_mode_blocks(s, out, first, head / bs);
-			fb_mode_blocks(s, out + head, in + (head - from_buf), (produce - head) / bs);
+			fb_mode_blocks(s, out, first, fb_blocks_in(bs, head));
+			fb_mode_blocks(s, out + head, in + (head - from_buf), fb_blocks_in(bs, produce - head));
 			fb_wipe(first, sizeof first);
 		}
 		memcpy(s->buf, kept, keep);
