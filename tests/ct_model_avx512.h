@@ -30,6 +30,7 @@ typedef union {
 	uint8_t b[16];
 } __m128i;
 typedef uint16_t __mmask16;
+typedef uint8_t __mmask8;
 
 static inline __m128i _mm_loadu_si128(const __m128i *p)
 {
@@ -252,6 +253,37 @@ static inline __m128i _mm_ternarylogic_epi32(__m128i a, __m128i b, __m128i c, in
 	for (int i = 0; i < 4; i++)
 		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
 	return a;
+}
+
+/* ---- 64-bit lanes, shared by aes/vaes-avx512 and twofish/avx512-gfni-ct ---- */
+
+static inline __m512i _mm512_set1_epi64(long long v)
+{
+	__m512i r;
+	for (int i = 0; i < 8; i++)
+		r.q[i] = (uint64_t)v;
+	return r;
+}
+static inline __m512i _mm512_set_epi64(long long e7, long long e6, long long e5, long long e4,
+				       long long e3, long long e2, long long e1, long long e0)
+{
+	__m512i r = { .q = { (uint64_t)e0, (uint64_t)e1, (uint64_t)e2, (uint64_t)e3, (uint64_t)e4,
+			     (uint64_t)e5, (uint64_t)e6, (uint64_t)e7 } };
+	return r;
+}
+static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c, int imm)
+{
+	return _mm512_ternarylogic_epi32(a, b, c, imm); /* bitwise: the lane width does not matter */
+}
+static inline __m512i _mm512_alignr_epi64(__m512i a, __m512i b, int n)
+{
+	return _mm512_alignr_epi32(a, b, 2 * n);
+}
+static inline __m128i _mm512_castsi512_si128(__m512i a)
+{
+	__m128i r;
+	memcpy(&r, &a, sizeof r);
+	return r;
 }
 
 #endif

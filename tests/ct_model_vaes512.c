@@ -13,8 +13,6 @@
  */
 #include "ct_model_avx512.h"
 
-typedef uint8_t __mmask8;
-
 /* ---- GF(2^8) and the AES round, per 16-byte lane ------------------------------------------- */
 
 static inline uint8_t gf_xtime(uint8_t a)
@@ -139,33 +137,11 @@ static inline __m512i _mm512_bsrli_epi128(__m512i a, int n)
 			r.b[16 * l + i] = a.b[16 * l + i + n];
 	return r;
 }
-static inline __m512i _mm512_set1_epi64(long long v)
-{
-	__m512i r;
-	for (int i = 0; i < 8; i++)
-		r.q[i] = (uint64_t)v;
-	return r;
-}
-static inline __m512i _mm512_set_epi64(long long e7, long long e6, long long e5, long long e4,
-				       long long e3, long long e2, long long e1, long long e0)
-{
-	__m512i r = { .q = { (uint64_t)e0, (uint64_t)e1, (uint64_t)e2, (uint64_t)e3, (uint64_t)e4,
-			     (uint64_t)e5, (uint64_t)e6, (uint64_t)e7 } };
-	return r;
-}
 static inline __m512i _mm512_sub_epi64(__m512i a, __m512i b)
 {
 	for (int i = 0; i < 8; i++)
 		a.q[i] -= b.q[i];
 	return a;
-}
-static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c, int imm)
-{
-	return _mm512_ternarylogic_epi32(a, b, c, imm); /* bitwise: the lane width does not matter */
-}
-static inline __m512i _mm512_alignr_epi64(__m512i a, __m512i b, int n)
-{
-	return _mm512_alignr_epi32(a, b, 2 * n);
 }
 /* k is public (a length) */
 static inline __m512i _mm512_maskz_loadu_epi64(__mmask8 k, const void *p)
@@ -181,12 +157,6 @@ static inline void _mm512_mask_storeu_epi64(void *p, __mmask8 k, __m512i a)
 	for (int i = 0; i < 8; i++)
 		if (k >> i & 1)
 			memcpy((uint8_t *)p + 8 * i, &a.q[i], 8);
-}
-static inline __m128i _mm512_castsi512_si128(__m512i a)
-{
-	__m128i r;
-	memcpy(&r, &a, sizeof r);
-	return r;
 }
 #define _mm_load_si128 _mm_loadu_si128
 static inline __m128i _mm_set_epi32(int e3, int e2, int e1, int e0)
