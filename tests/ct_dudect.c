@@ -10,7 +10,7 @@
  * (tests/test_ct_valgrind.c is the proof; this is the second line).
  *
  *   ct_dudect [--n N] [--len L,L...] [--only TEXT] [--json FILE|-]
- *             [--threshold T] [--all] [--smoke] [--quiet]
+ *             [--threshold T] [--all] [--smoke] [--quiet] [--fixed-random]
  *
  * What it measures, through the public API (fastblock.h), per row:
  *   - every family's default choice (no implementation named, no flag);
@@ -33,7 +33,8 @@
  * against random data, one fixed key). The context is set up again before
  * every measurement (outside the timed region), so chaining values and
  * counters start from the same public IV in both classes. The fixed data
- * is all zero bytes; the fixed key is a random key drawn once per test.
+ * is all zero bytes (with --fixed-random one random constant); the fixed
+ * key is a random key drawn once per test.
  *
  * Statistics, per test: the first measurements (a tenth, at most 20,000)
  * only set the cropping thresholds and are not counted. Then Welch's t on
@@ -318,6 +319,13 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* --fixed-random: the fixed data class is one random block of bytes drawn
+ * per test instead of all zeros. Zeros against random bytes also differ
+ * in how many bits switch, which some CPUs show in their timing through
+ * power and clock; a random constant keeps only the difference the check
+ * is for (the value steering a branch or an address). */
+static int fixed_random;
+
 /* Runs n measurements of t (plus the warm-up); fills r. 0, or -1 when
  * the library refused the operation. */
 static int run_test(const test *t, long n, result *r)
@@ -334,7 +342,12 @@ static int run_test(const test *t, long n, result *r)
 	memset(w, 0, sizeof w);
 	memset(hist[0], 0, HIST * sizeof(uint32_t));
 	memset(hist[1], 0, HIST * sizeof(uint32_t));
+	static uint8_t fixed_data[8192 + 64];
 	rng_fill(fixed_key, sizeof fixed_key);
+	if (fixed_random)
+		rng_fill(fixed_data, sizeof fixed_data);
+	else
+		memset(fixed_data, 0, sizeof fixed_data);
 	while (done < n) {
 		/* inputs first, so that making them is not timed */
 		for (int i = 0; i < BATCH; i++) {
@@ -348,7 +361,7 @@ static int run_test(const test *t, long n, result *r)
 			} else {
 				memcpy(keys[i], fixed_key, sizeof fixed_key);
 				if (cls[i] == 0)
-					memset(data[i], 0, t->len);
+					memcpy(data[i], fixed_data, t->len);
 				else
 					rng_fill(data[i], t->len);
 			}
@@ -595,7 +608,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ct_dudect [--n N] [--len L,L...] [--only TEXT] [--json FILE|-] [--threshold T]\n"
-		"                 [--floor F] [--all] [--smoke] [--quiet]\n"
+		"                 [--floor F] [--all] [--smoke] [--quiet] [--fixed-random]\n"
 		"  --n N        measurements per test after the warm-up (default 200000)\n"
 		"  --len        message lengths in bytes for the data operations (default 16,64)\n"
 		"  --only TEXT  rows whose \"cipher row\" contains TEXT (\"aes-128 default\", \"control\")\n"
@@ -604,6 +617,7 @@ static void usage(void)
 		"  --floor F    |t| the leaking controls must exceed (default 10)\n"
 		"  --all        also every non-constant-time implementation this CPU runs\n"
 		"  --smoke      every row with 10000 measurements per test unless --n\n"
+		"  --fixed-random  the fixed data is a random constant, not all zeros\n"
 		"The leaking controls are always asserted: exit 1 when one is not found.\n");
 }
 
@@ -660,6 +674,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[a], "--all")) {
 			cfg.all = 1;
+		} else if (!strcmp(argv[a], "--fixed-random")) {
+			fixed_random = 1;
 		} else if (!strcmp(argv[a], "--smoke")) {
 			cfg.smoke = 1;
 		} else if (!strcmp(argv[a], "--quiet")) {
