@@ -83,6 +83,28 @@ static inline void fb_b128_cbc_finish(uint8_t *out, const uint8_t *d, const uint
 	memcpy(iv, last, 16);
 }
 
+/* CBC encryption over a kernel's one-block function, defined in the
+ * kernel's own file so that the block function is inlined: the chain pays
+ * no indirect call and no key-schedule reload per block, which is what a
+ * serial kernel's cbc_enc step is for (CFB and OFB encryption run through
+ * it too, src/modes/block_modes.c). block(k, out, in) encrypts one block
+ * with schedule words k; out == in works. */
+#define FB_B128_CBC_ENC(name, ks_type, field, block)                                          \
+	static void name(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{                                                                                     \
+		const uint32_t *k_ = ((const ks_type *)ksp)->field;                           \
+		const uint8_t *prev_ = iv;                                                    \
+		uint8_t x_[16];                                                               \
+		for (; n; n--, in += 16, out += 16) {                                         \
+			fb_b128_xor(x_, in, prev_, 16);                                       \
+			block(k_, out, x_);                                                   \
+			prev_ = out;                                                          \
+		}                                                                             \
+		if (prev_ != iv)                                                              \
+			memcpy(iv, prev_, 16);                                                \
+		fb_wipe(x_, sizeof x_);                                                       \
+	}
+
 #endif /* FB_BLOCK128_SIMD_H */
 
 /* ======================= SIMD part (x86 only) ========================== */

@@ -246,6 +246,8 @@ void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, s
 		mars_decrypt_block(k, out, in);
 }
 
+FB_B128_CBC_ENC(mars_cbc_enc, fb_mars_ks, k, mars_encrypt_block)
+
 const fb_kernel fb_mars_portable = {
 	.name = "mars/portable",
 	.family = "mars",
@@ -260,4 +262,5 @@ const fb_kernel fb_mars_portable = {
 	.decrypt = fb_mars_decrypt_portable,
 	.ctr32 = NULL,
 	.cbc_dec = NULL,
+	.cbc_enc = mars_cbc_enc,
 };

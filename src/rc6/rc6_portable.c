@@ -130,6 +130,8 @@ void fb_rc6_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, si
 		rc6_decrypt_block(s, out, in);
 }
 
+FB_B128_CBC_ENC(rc6_cbc_enc, fb_rc6_ks, s, rc6_encrypt_block)
+
 const fb_kernel fb_rc6_portable = {
 	.name = "rc6/portable",
 	.family = "rc6",
@@ -144,4 +146,5 @@ const fb_kernel fb_rc6_portable = {
 	.decrypt = fb_rc6_decrypt_portable,
 	.ctr32 = NULL,
 	.cbc_dec = NULL,
+	.cbc_enc = rc6_cbc_enc,
 };
