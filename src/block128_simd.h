@@ -87,12 +87,14 @@ static inline void fb_b128_cbc_finish(uint8_t *out, const uint8_t *d, const uint
  * kernel's own file so that the block function is inlined: the chain pays
  * no indirect call and no key-schedule reload per block, which is what a
  * serial kernel's cbc_enc step is for (CFB and OFB encryption run through
- * it too, src/modes/block_modes.c). block(k, out, in) encrypts one block
- * with schedule words k; out == in works. */
-#define FB_B128_CBC_ENC(name, ks_type, field, block)                                          \
-	static void name(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+ * it too, src/modes/block_modes.c). sched is the schedule block() takes,
+ * as an expression of ksp; block(sched, out, in) encrypts one block, and
+ * out == in works. attrs: the function's attributes (a target, or none). */
+#define FB_B128_CBC_ENC(name, attrs, sched, block)                                            \
+	static attrs void name(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,   \
+			       uint8_t *iv)                                                   \
 	{                                                                                     \
-		const uint32_t *k_ = ((const ks_type *)ksp)->field;                           \
+		__typeof__(&*(sched)) k_ = sched;                                               \
 		const uint8_t *prev_ = iv;                                                    \
 		uint8_t x_[16];                                                               \
 		for (; n; n--, in += 16, out += 16) {                                         \

@@ -246,7 +246,7 @@ void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, s
 		mars_decrypt_block(k, out, in);
 }
 
-FB_B128_CBC_ENC(mars_cbc_enc, fb_mars_ks, k, mars_encrypt_block)
+FB_B128_CBC_ENC(mars_cbc_enc, , ((const fb_mars_ks *)ksp)->k, mars_encrypt_block)
 
 const fb_kernel fb_mars_portable = {
 	.name = "mars/portable",

@@ -130,7 +130,7 @@ void fb_rc6_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, si
 		rc6_decrypt_block(s, out, in);
 }
 
-FB_B128_CBC_ENC(rc6_cbc_enc, fb_rc6_ks, s, rc6_encrypt_block)
+FB_B128_CBC_ENC(rc6_cbc_enc, , ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_block)
 
 const fb_kernel fb_rc6_portable = {
 	.name = "rc6/portable",

@@ -16,6 +16,7 @@
  * No table lookups, no secret-dependent branches: constant-time.
  */
 #include "serpent.h"
+#include "../block128_simd.h"
 
 #if FB_X86
 #include <immintrin.h>
@@ -414,6 +415,9 @@ static T512 void serpent_avx512_cbc_dec(const void *ksv, uint8_t *out, const uin
 	_mm_storeu_si128((__m128i *)iv, prev);
 }
 
+/* Serial chains on the one-block xmm path, with no mode-layer call per block. */
+FB_B128_CBC_ENC(serpent_avx512_cbc_enc, T128, (const serpent_ks *)ksp, enc_1)
+
 const fb_kernel fb_serpent_avx512 = {
 	.name = "serpent/avx512",
 	.family = "serpent",
@@ -428,6 +432,7 @@ const fb_kernel fb_serpent_avx512 = {
 	.decrypt = serpent_avx512_decrypt,
 	.ctr32 = serpent_avx512_ctr32,
 	.cbc_dec = serpent_avx512_cbc_dec,
+	.cbc_enc = serpent_avx512_cbc_enc,
 };
 
 #endif
