@@ -542,8 +542,8 @@ static int fbp_update_blockwise(fbp_ctx *x, uint8_t *out, size_t *outl, size_t o
 {
 	unsigned bs = x->bs;
 	size_t total = x->buf_len + inl;
-	size_t nout = total - total % bs;
-	if (!x->enc && x->pad && nout && total % bs == 0)
+	size_t nout = total & ~(size_t)(bs - 1); /* bs is 8 or 16: no division per call */
+	if (!x->enc && x->pad && nout && total == nout)
 		nout -= bs; /* the block that may carry the padding waits for final */
 	if (nout > outsize) {
 		FBP_RAISE(x->prov, PROV_R_OUTPUT_BUFFER_TOO_SMALL, "");
@@ -642,8 +642,8 @@ static int fbp_update_stream(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outs
 	} else {
 		if (x->num)
 			head = inl < bs - x->num ? inl : bs - x->num;
-		full = (inl - head) / bs;
-		tail = (inl - head) % bs;
+		full = (inl - head) >> (bs == 16 ? 4 : 3);
+		tail = (inl - head) & (bs - 1);
 		tstart = full ? head + (full - 1) * bs : inl - tail;
 	}
 	memcpy(hin, in, head);
