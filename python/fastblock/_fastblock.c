@@ -431,6 +431,50 @@ static PyObject *stream_finalize(StreamObject *s, PyObject *unused)
 	return out;
 }
 
+/* message(data, iv=None): one whole message under a new IV through this
+ * keyed context (fb_message): no key setup, and the context stays ready. */
+static PyObject *stream_message(StreamObject *s, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (nargs < 1 || nargs > 2) {
+		PyErr_SetString(PyExc_TypeError, "message(data, iv=None) takes 1 or 2 arguments");
+		return NULL;
+	}
+	if (stream_enter(s) < 0)
+		return NULL;
+	rbuf in, iv = { 0 };
+	if (rbuf_get(args[0], &in, "data") < 0)
+		return NULL;
+	if (nargs == 2 && args[1] != Py_None && rbuf_get(args[1], &iv, "iv") < 0) {
+		rbuf_release(&in);
+		return NULL;
+	}
+	size_t cap = fb_output_bound(s->c, s->dir, in.n), n = 0;
+	PyObject *out = cap <= PY_SSIZE_T_MAX ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap) : PyErr_NoMemory();
+	if (out) {
+		uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+		int rc;
+		if (in.n >= FBPY_NOGIL_MIN) {
+			s->busy = 1;
+			Py_BEGIN_ALLOW_THREADS
+			rc = fb_message(s->ctx, iv.p, iv.n, in.p, in.n, o, cap, &n);
+			Py_END_ALLOW_THREADS
+			s->busy = 0;
+		} else {
+			rc = fb_message(s->ctx, iv.p, iv.n, in.p, in.n, o, cap, &n);
+		}
+		if (rc != FB_OK) {
+			Py_CLEAR(out);
+			raise_fb(rc, fb_cipher_name(s->c));
+		} else if (n != cap && _PyBytes_Resize(&out, (Py_ssize_t)n) < 0) {
+			out = NULL;
+		}
+	}
+	if (nargs == 2 && args[1] != Py_None)
+		rbuf_release(&iv);
+	rbuf_release(&in);
+	return out;
+}
+
 static PyObject *stream_get_impl(StreamObject *s, void *serial)
 {
 	const char *n = serial ? fb_ctx_serial_impl(s->ctx) : fb_ctx_impl(s->ctx);
@@ -460,6 +504,10 @@ static PyMethodDef stream_methods[] = {
 	  "len(data) bytes (CFB, CFB8, OFB, CTR) or len(data) + block size (ECB, CBC) or\n"
 	  "len(data) + 2 blocks (XTS). out may start at data's first byte (in place).\n"
 	  "Returns the number of bytes written." },
+	{ "message", (PyCFunction)(void (*)(void))stream_message, METH_FASTCALL,
+	  "message(data, iv=None) -> bytes\n\nA whole message under a new IV (XTS: tweak; None for ECB) through this\n"
+	  "context's key, without key setup: the bytes encrypt()/decrypt() give. Any\n"
+	  "stream in progress is dropped; the context stays ready for more messages." },
 	{ "finalize", (PyCFunction)stream_finalize, METH_NOARGS,
 	  "finalize() -> bytes\n\nEnds the message: padding (or its check), XTS ciphertext stealing.\n"
 	  "The context is wiped afterwards, also on error; later calls raise StateError." },
