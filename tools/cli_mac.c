@@ -134,68 +134,137 @@ static enum fb_mac_alg alg_of(const char *s)
 	return (enum fb_mac_alg)0;
 }
 
+static size_t mac_len(const mac_args *a, const fb_cipher *c)
+{
+	return a->len_given ? a->len : fb_cipher_block_size(c);
+}
+
+static enum fb_mac_pad mac_pad(const mac_args *a)
+{
+	return alg_of(a->alg) == FB_MAC_CMAC ? FB_MAC_PAD_NONE : (enum fb_mac_pad)(a->pad_given ? a->pad : 1);
+}
+
+static size_t kcv_len(const mac_args *a)
+{
+	return a->len_given ? a->len : a->cmac ? 5 : 3;
+}
+
 static int one_mac(const mac_args *a, const fb_cipher *c, const uint8_t *key, size_t kl,
 		   const uint8_t *msg, size_t ml, uint8_t *out, size_t *ol)
 {
-	enum fb_mac_alg alg = alg_of(a->alg);
-	*ol = a->len_given ? a->len : fb_cipher_block_size(c);
-	enum fb_mac_pad pad = alg == FB_MAC_CMAC ? FB_MAC_PAD_NONE : (enum fb_mac_pad)(a->pad_given ? a->pad : 1);
-	return fb_mac(alg, c, key, kl, pad, msg, ml, out, *ol);
+	*ol = mac_len(a, c);
+	return fb_mac(alg_of(a->alg), c, key, kl, mac_pad(a), msg, ml, out, *ol);
 }
 
 static int one_kcv(const mac_args *a, const fb_cipher *c, const uint8_t *key, size_t kl,
 		   const uint8_t *msg, size_t ml, uint8_t *out, size_t *ol)
 {
 	(void)msg; (void)ml;
-	*ol = a->len_given ? a->len : a->cmac ? 5 : 3;
+	*ol = kcv_len(a);
 	return fb_kcv(c, key, kl, a->cmac, out, *ol);
 }
 
-/* Batch: one item a line, "KEYHEX" or "KEYHEX MSGHEX"; one result a line.
- * Every line is checked before anything is printed. */
-static int run_batch(const mac_args *a, const fb_cipher *c, item_fn fn, int with_msg)
+/* One line of a batch file, parsed. */
+typedef struct {
+	uint8_t *key, *msg;
+	size_t kl, ml, line;
+} item;
+
+static void items_free(item *it, size_t n)
 {
-	uint8_t *text;
-	size_t tl;
-	int rc = slurp(a->batch, &text, &tl);
-	if (rc)
-		return rc;
-	char *s = realloc(text, tl + 1), *save = NULL;
-	if (!s) {
-		free(text);
-		return cli_fail(EXIT_IO, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		cli_wipe_free(it[i].key, it[i].kl + 1);
+		free(it[i].msg);
 	}
-	s[tl] = 0;
-	size_t cap = 1024, n = 0, line = 0;
-	uint8_t (*res)[17] = malloc(cap * sizeof *res);
-	for (char *l = strtok_r(s, "\n", &save); !rc && res && l; l = strtok_r(NULL, "\n", &save)) {
+	free(it);
+}
+
+/* One item a line, "KEYHEX" or "KEYHEX MSGHEX", into *out (n of them). */
+static int parse_items(const mac_args *a, char *s, int with_msg, item **out, size_t *n)
+{
+	char *save = NULL;
+	size_t line = 0, cap = 0;
+	for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		line++;
 		char *sp = strchr(l, ' ');
 		if (sp)
 			*sp = 0;
 		if (l[0] && l[strlen(l) - 1] == '\r')
 			l[strlen(l) - 1] = 0;
-		uint8_t *key = NULL, *msg = NULL;
-		size_t kl, ml = 0, ol;
-		if (cli_parse_hex(l, &key, &kl) || (with_msg && (!sp || cli_parse_hex(sp + 1, &msg, &ml)))) {
-			rc = cli_fail(EXIT_USAGE, "%s line %zu: expected %s", a->batch, line,
-				      with_msg ? "KEYHEX MSGHEX" : "KEYHEX");
-		} else if (n == cap && !(res = realloc(res, (cap *= 2) * sizeof *res))) {
-			rc = cli_fail(EXIT_IO, "out of memory");
-		} else {
-			int e = fn(a, c, key, kl, msg, ml, res[n], &ol);
-			res[n][16] = (uint8_t)ol;
-			n++;
-			if (e)
-				rc = cli_fail(code_for(e), "%s line %zu: %s", a->batch, line, fb_strerror(e));
+		if (*n == cap) {
+			item *p = realloc(*out, (cap = cap ? 2 * cap : 1024) * sizeof *p);
+			if (!p)
+				return cli_fail(EXIT_IO, "out of memory");
+			*out = p;
 		}
-		cli_wipe_free(key, kl + 1);
-		free(msg);
+		item *it = &(*out)[*n];
+		memset(it, 0, sizeof *it);
+		it->line = line;
+		if (cli_parse_hex(l, &it->key, &it->kl) ||
+		    (with_msg && (!sp || cli_parse_hex(sp + 1, &it->msg, &it->ml)))) {
+			cli_wipe_free(it->key, it->kl + 1);
+			free(it->msg);
+			return cli_fail(EXIT_USAGE, "%s line %zu: expected %s", a->batch, line,
+					with_msg ? "KEYHEX MSGHEX" : "KEYHEX");
+		}
+		(*n)++;
 	}
-	if (!rc)
-		for (size_t i = 0; i < n; i++)
-			print_hex(res[i], res[i][16]);
-	free(res);
+	return 0;
+}
+
+/* All items in one call of the batch API (the lane engines run wherever
+ * lanes fill), when every key has the same length; FB_OK or its error. */
+static int batch_call(const mac_args *a, const fb_cipher *c, const item *it, size_t n, int kcv,
+		      uint8_t *out, size_t ol)
+{
+	const uint8_t **keys = malloc(n * sizeof *keys), **msgs = malloc(n * sizeof *msgs);
+	size_t *ml = malloc(n * sizeof *ml);
+	int e = keys && msgs && ml ? FB_OK : FB_ERR_ARGUMENT;
+	for (size_t i = 0; !e && i < n; i++) {
+		keys[i] = it[i].key, msgs[i] = it[i].msg, ml[i] = it[i].ml;
+		if (it[i].kl != it[0].kl)
+			e = FB_ERR_KEY_LENGTH;
+	}
+	if (!e)
+		e = kcv ? fb_kcv_batch(c, n, keys, it[0].kl, a->cmac, out, ol)
+			: fb_mac_batch(alg_of(a->alg), c, n, keys, it[0].kl, mac_pad(a), msgs, ml, out, ol);
+	free(keys), free(msgs), free(ml);
+	return e;
+}
+
+/* Batch: every line is checked before anything is printed. The batch API
+ * does the work; when it refuses, the items run one at a time to name the
+ * first line at fault. */
+static int run_batch(const mac_args *a, const fb_cipher *c, item_fn fn, int kcv)
+{
+	uint8_t *text;
+	size_t tl;
+	int rc = slurp(a->batch, &text, &tl);
+	if (rc)
+		return rc;
+	char *s = realloc(text, tl + 1);
+	if (!s) {
+		free(text);
+		return cli_fail(EXIT_IO, "out of memory");
+	}
+	s[tl] = 0;
+	item *it = NULL;
+	size_t n = 0, ol = kcv ? kcv_len(a) : mac_len(a, c);
+	uint8_t *out = NULL;
+	rc = parse_items(a, s, !kcv, &it, &n);
+	if (!rc && n && !(out = malloc(n * 16)))
+		rc = cli_fail(EXIT_IO, "out of memory");
+	if (!rc && n && batch_call(a, c, it, n, kcv, out, ol) != FB_OK) {
+		for (size_t i = 0; !rc && i < n; i++) {
+			int e = fn(a, c, it[i].key, it[i].kl, it[i].msg, it[i].ml, out + i * ol, &ol);
+			if (e)
+				rc = cli_fail(code_for(e), "%s line %zu: %s", a->batch, it[i].line, fb_strerror(e));
+		}
+	}
+	for (size_t i = 0; !rc && i < n; i++)
+		print_hex(out + i * ol, ol);
+	free(out);
+	items_free(it, n);
 	cli_wipe_free(s, tl + 1);
 	return rc;
 }
@@ -235,7 +304,7 @@ int cli_mac(int argc, char **argv, int kcv)
 	if (!c)
 		return cli_fail(EXIT_USAGE, "unknown cipher '%s' (see `fastblock list`)", a.cipher);
 	item_fn fn = kcv ? one_kcv : one_mac;
-	return a.batch ? run_batch(&a, c, fn, !kcv) : run_one(&a, c, fn, !kcv);
+	return a.batch ? run_batch(&a, c, fn, kcv) : run_one(&a, c, fn, !kcv);
 }
 
 /* fastblock key check|fix-parity|generate --cipher des|des-ede|des-ede3 [--key HEX] */
