@@ -112,16 +112,20 @@ static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, i
 	l->total = at;
 }
 
-/* Wipes the state and the key schedules a live context uses. */
-static void wipe_used(fb_ctx *ctx)
+/* Wipes the state and the key schedules a live context uses. Returns the
+ * offset up to which the areas are now known to be zero (AREAS_AT: none). */
+static size_t wipe_used(fb_ctx *ctx)
 {
 	fb_state *s = state_of(ctx);
-	size_t cap = head_of(ctx)->cap;
+	size_t cap = head_of(ctx)->cap, zero = AREAS_AT;
 	/* A caller's never-initialised context could hold the magic by chance:
 	 * trust its extent only inside the capacity. */
-	if (s->magic == FB_MAGIC_READY && s->used > AREAS_AT && s->used <= cap)
+	if (s->magic == FB_MAGIC_READY && s->used > AREAS_AT && s->used <= cap) {
 		fb_wipe((unsigned char *)ctx + AREAS_AT, s->used - AREAS_AT);
+		zero = s->used;
+	}
 	fb_wipe(s, sizeof *s);
+	return zero;
 }
 
 fb_ctx *fb_ctx_place(void *mem, size_t size)
@@ -229,12 +233,16 @@ static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_op
 	return fb_select(&q, sel);
 }
 
-/* Places and fills the key schedules inside the context. */
-static int set_keys(fb_ctx *ctx, fb_state *s, const ctx_layout *l, const uint8_t *key, size_t key_len)
+/* Places and fills the key schedules inside the context. Kernels want
+ * their areas zeroed; below `zeroed` they already are (the previous key's
+ * wipe), so a re-keyed context is not cleared twice. */
+static int set_keys(fb_ctx *ctx, fb_state *s, const ctx_layout *l, const uint8_t *key, size_t key_len,
+		    size_t zeroed)
 {
 	unsigned char *base = (unsigned char *)ctx;
 	size_t klen = s->mode == FB_XTS ? key_len / 2 : key_len;
-	memset(base + AREAS_AT, 0, l->total - AREAS_AT);
+	if (zeroed < l->total)
+		memset(base + zeroed, 0, l->total - zeroed);
 	int rc = s->par->setkey(base + l->par, key, klen);
 	if (!rc && l->ser != l->par)
 		rc = s->ser->setkey(base + l->ser, key, klen);
@@ -300,7 +308,7 @@ static void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
 /* Sets up a context whose plan fits it. */
 static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
 		    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt,
-		    const fb_selection *sel, const ctx_layout *l)
+		    const fb_selection *sel, const ctx_layout *l, size_t zeroed)
 {
 	fb_state *s = state_of(ctx);
 	s->c = c;
@@ -320,7 +328,7 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
-	int rc = set_keys(ctx, s, l, key, key_len);
+	int rc = set_keys(ctx, s, l, key, key_len, zeroed);
 	if (rc) {
 		wipe_used(ctx);
 		return rc;
@@ -334,7 +342,7 @@ int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_
 {
 	if (!ctx || !head_ok(ctx))
 		return FB_ERR_ARGUMENT;
-	wipe_used(ctx); /* the previous key, if any */
+	size_t zeroed = wipe_used(ctx); /* the previous key, if any */
 	fb_selection sel;
 	ctx_layout l;
 	int rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, SIZE_MAX, &sel, &l);
@@ -342,7 +350,7 @@ int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_
 		return rc;
 	if (l.total > head_of(ctx)->cap)
 		return FB_ERR_CTX_SIZE;
-	return init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l);
+	return init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l, zeroed);
 }
 
 size_t fb_ctx_size(const fb_cipher *c, enum fb_direction dir, const fb_options *opt)
@@ -544,7 +552,7 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	fb_ctx *ctx = l.total <= sizeof local ? fb_ctx_place(local, sizeof local) : ctx_alloc(l.total);
 	if (!ctx)
 		return FB_ERR_ARGUMENT;
-	rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l);
+	rc = init_ctx(ctx, c, dir, key, key_len, iv, iv_len, opt, &sel, &l, AREAS_AT);
 	if (!rc)
 		rc = run_message(ctx, in, in_len, out, clamp_cap(out, out_cap), out_len);
 	if (ctx == (fb_ctx *)(void *)local)

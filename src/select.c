@@ -25,6 +25,15 @@ static const struct {
 	{ FB_OFB, 0, 0, "the keystream is a chain in both directions" },
 };
 
+/* Parallel work that never needs a single block from the serial kernel:
+ * ECB, and CBC decryption (its last block and padding go through the
+ * parallel kernel too). CTR, CFB and CFB8 decryption do (a partial last
+ * block, short CFB8 input), and XTS keys its tweak on the serial kernel. */
+static int serial_unused(enum fb_mode mode, int encrypt)
+{
+	return mode == FB_ECB || (mode == FB_CBC && !encrypt);
+}
+
 int fb_mode_parallel(enum fb_mode mode, int encrypt)
 {
 	for (size_t i = 0; i < sizeof mode_rows / sizeof *mode_rows; i++)
@@ -131,6 +140,8 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 		out->par = out->ser = small;
 	} else if (!fb_mode_parallel(q->mode, q->encrypt)) {
 		out->par = out->ser; /* no key schedule for a kernel never called */
+	} else if (serial_unused(q->mode, q->encrypt)) {
+		out->ser = out->par; /* likewise */
 	}
 	out->wide = fb_mode_parallel(q->mode, q->encrypt) && out->par->batch > 1;
 	if (out->wide)
