@@ -121,7 +121,14 @@ static size_t wipe_used(fb_ctx *ctx)
 	/* A caller's never-initialised context could hold the magic by chance:
 	 * trust its extent only inside the capacity. */
 	if (s->magic == FB_MAGIC_READY && s->used > AREAS_AT && s->used <= cap) {
-		fb_wipe((unsigned char *)ctx + AREAS_AT, s->used - AREAS_AT);
+		/* CTR's kept keystream is last and zero beyond what was made:
+		 * wiping what was made clears it (no 4 KB wipe per re-key). */
+		size_t end = s->used;
+		if (s->ctr_cap) {
+			fb_ctr_forget(s);
+			end = (size_t)(s->ctr_ks - (unsigned char *)ctx);
+		}
+		fb_wipe((unsigned char *)ctx + AREAS_AT, end - AREAS_AT);
 		zero = s->used;
 	}
 	fb_wipe(s, sizeof *s);
