@@ -24,8 +24,9 @@ static const fb_kernel *const serial[] = {
 };
 
 /* Runs of 2-15 blocks start faster on 256-bit VAES than on 512-bit (32 to
- * 128 bytes: 36-42 against 46-48 TSC ticks on Zen 4, docs/benchmarks.md);
- * from 16 blocks they are level and the wide kernel pulls ahead. */
+ * 128 bytes: 36-42 against 46-48 TSC ticks per call on Zen 4, each kernel
+ * forced with `fastblock speed --impl`); from 16 blocks they are level and
+ * the wide kernel pulls ahead. */
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_aes_vaes_avx512, &fb_aes_vaes_avx2, 16 },

@@ -16,7 +16,7 @@
  * not pay for clearing 8 KB. */
 static inline size_t chunk(size_t n, unsigned bs)
 {
-	size_t max = bs == 16 ? FB_CHUNK / 16 : FB_CHUNK / 8;
+	size_t max = fb_blocks_in(bs, FB_CHUNK);
 	return n < max ? n : max;
 }
 
