@@ -88,6 +88,7 @@ enum fb_padding {
 enum fb_flags {
 	FB_FLAG_STRICT_KEYS = 1u << 0,   /* refuse DES weak/semi-weak keys, K1=K2 or K2=K3 */
 	FB_FLAG_CONSTANT_TIME = 1u << 1, /* use only constant-time implementations */
+	FB_FLAG_THREADS = 1u << 2,       /* large parallel work on every CPU (fb_ctx_set_threads) */
 };
 
 typedef struct fb_options {
@@ -152,6 +153,19 @@ int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len);
  * buffers of this size never get FB_ERR_OUTPUT_SPACE. Saturates at
  * SIZE_MAX; 0 for c == NULL. */
 size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len);
+
+/* Threads for large work in the parallel modes: ECB, CTR, XTS, and CBC
+ * and CFB decryption. An update or message of at least 2 MB in one of
+ * them is cut into 1 MB chunks that run on up to n threads (0: every CPU
+ * the process may run on, as FB_FLAG_THREADS sets at fb_init; 1: only the
+ * calling thread, the default). The threads are made for the call and
+ * joined before it returns; output is in order, in the caller's buffer,
+ * and byte for byte what one thread gives. Serial modes (CBC, CFB and OFB
+ * encryption, OFB and CFB8 either way) stay on the calling thread.
+ * Thread-safe as every call is: one context per thread at a time; the
+ * library has no shared mutable state. The setting lasts until the next
+ * fb_init. FB_ERR_STATE if ctx is not initialised. */
+int fb_ctx_set_threads(fb_ctx *ctx, unsigned n);
 
 /* The implementation a context uses for parallel work and for serial
  * chains ("des/bs-avx512", "des/table"). */

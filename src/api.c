@@ -331,6 +331,7 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->wide = sel->wide;
 	s->narrow = sel->narrow;
 	s->narrow_below = sel->narrow_below;
+	s->threads = opt && (opt->flags & FB_FLAG_THREADS) ? 0 : 1;
 	s->ctr_ks = (unsigned char *)ctx + l->ctr;
 	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;
@@ -440,6 +441,17 @@ size_t fb_output_bound(const fb_cipher *c, enum fb_direction dir, size_t in_len)
 		extra = 2 * bs;
 	(void)dir;
 	return in_len > SIZE_MAX - extra ? SIZE_MAX : in_len + extra;
+}
+
+int fb_ctx_set_threads(fb_ctx *ctx, unsigned n)
+{
+	if (!ctx)
+		return FB_ERR_ARGUMENT;
+	fb_state *s = state_of(ctx);
+	if (s->magic != FB_MAGIC_READY)
+		return FB_ERR_STATE;
+	s->threads = n;
+	return FB_OK;
 }
 
 const char *fb_ctx_impl(const fb_ctx *ctx)

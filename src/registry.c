@@ -111,7 +111,7 @@ int fb_options_check(const fb_cipher *c, const fb_options *opt, const uint8_t *k
 	if (opt->padding != FB_PAD_DEFAULT && opt->padding != FB_PAD_NONE &&
 	    c->mode != FB_ECB && c->mode != FB_CBC)
 		return FB_ERR_PADDING_MODE;
-	if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME))
+	if (opt->flags & ~(unsigned)(FB_FLAG_STRICT_KEYS | FB_FLAG_CONSTANT_TIME | FB_FLAG_THREADS))
 		return FB_ERR_ARGUMENT;
 	if ((opt->flags & FB_FLAG_STRICT_KEYS) && c->family->strict_check)
 		return c->family->strict_check(key, key_len);

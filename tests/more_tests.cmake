@@ -33,6 +33,12 @@ if(BASH AND OPENSSL_BIN)
     add_test(NAME cli COMMAND ${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh $<TARGET_FILE:fastblock_cli>)
   endif()
   set_tests_properties(cli PROPERTIES TIMEOUT 600)
+  # --threads against one thread and openssl enc; the progress line under a
+  # pseudo-terminal (python3's pty module).
+  if(Python3_FOUND)
+    add_test(NAME cli_threads COMMAND ${BASH} ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_threads.sh $<TARGET_FILE:fastblock_cli>)
+    set_tests_properties(cli_threads PROPERTIES TIMEOUT 600)
+  endif()
 endif()
 
 # Multi-stream DES/3DES against single-stream results.
@@ -119,3 +125,8 @@ add_executable(test_dispatch test_dispatch.c)
 target_link_libraries(test_dispatch PRIVATE fastblock_static)
 add_test(NAME dispatch COMMAND test_dispatch)
 set_tests_properties(dispatch PROPERTIES SKIP_RETURN_CODE 77)
+
+# Threaded parallel modes against one thread.
+add_executable(test_threads test_threads.c)
+target_link_libraries(test_threads PRIVATE fastblock_static)
+add_test(NAME threads COMMAND test_threads)

@@ -66,7 +66,27 @@ typedef struct {
 	const char *cipher, *key_hex, *key_file, *iv_hex, *in, *out, *pass, *salt_hex, *md;
 	unsigned long long iter;
 	fb_options opt;
+	unsigned threads;  /* --threads N; 0: the CPUs the process may use */
+	int threads_given; /* --threads was on the command line */
+	int progress;      /* --progress 1, --no-progress 0, else -1: when stdout and stderr are terminals */
 } crypt_args;
+
+/* How enc and dec move data (tools/cli_pump.c). */
+typedef struct {
+	unsigned threads;     /* 1: everything on the calling thread */
+	int explicit_threads; /* say once when a serial mode cannot use them */
+	int progress;         /* a progress line on stderr */
+} cli_pump_opts;
+
+/* Streams in_fd through ctx (initialised for c and dir) to out_fd, then
+ * fb_final. An fb error is returned as such; an I/O error is set in
+ * *io_err as an exit code after a message. */
+int cli_pump(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, int in_fd, int out_fd,
+	     const cli_pump_opts *po, int *io_err);
+/* write(2) until all of p is written; 0 ok, -1 with errno. */
+int cli_write_all(int fd, const uint8_t *p, size_t n);
+/* The CPUs this process may run on. */
+unsigned cli_cpus(void);
 
 /* Parses enc/dec options (argv[0] is the verb). 0 ok, -1 for --help (the
  * usage was printed), else an exit code after a one-line message. Reads

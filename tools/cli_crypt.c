@@ -247,6 +247,20 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/* A mapped input file that shrinks under the mapping (cli_pump.c): an
+ * input error, not a crash, and no partial output file. */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "fastblock: cannot read the input: it shrank while being read\n";
+	(void)sig;
+	if (tmp_path[0])
+		unlink(tmp_path);
+	if (write(2, msg, sizeof msg - 1) < 0) {
+		/* nothing more to say */
+	}
+	_exit(EXIT_IO);
+}
+
 typedef struct {
 	int fd;
 	int direct;        /* writing the destination itself: stdout, a device, a FIFO */
@@ -285,20 +299,6 @@ static int out_open(const char *path, out_target *t)
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copies the finished temporary into dest in place, so every hard link to
  * dest sees the new content. */
 static int copy_into(int from, const char *dest)
@@ -308,7 +308,7 @@ static int copy_into(int from, const char *dest)
 	ssize_t n;
 	int rc = to < 0 || lseek(from, 0, SEEK_SET) < 0;
 	while (!rc && (n = read(from, buf, sizeof buf)) > 0)
-		rc = write_all(to, buf, (size_t)n);
+		rc = cli_write_all(to, buf, (size_t)n);
 	if (!rc && (n < 0 || fsync(to)))
 		rc = -1;
 	if (to >= 0 && close(to))
@@ -361,40 +361,6 @@ static int exit_code_for(int err)
 	}
 }
 
-/* Streams in_fd through ctx to the output. An fb error is returned as
- * such; I/O errors as an exit code after a message. */
-static int pump(fb_ctx *ctx, int in_fd, out_target *t, int *io_err)
-{
-	uint8_t *ib = malloc(CHUNK), *ob = malloc(CHUNK + 64);
-	int rc = ib && ob ? FB_OK : FB_ERR_ARGUMENT;
-	size_t got;
-	ssize_t n;
-	*io_err = 0;
-	while (!rc && (n = read(in_fd, ib, CHUNK)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			*io_err = cli_fail(EXIT_IO, "cannot read the input: %s", strerror(errno));
-			break;
-		}
-		rc = fb_update(ctx, ob, CHUNK + 64, &got, ib, (size_t)n);
-		if (!rc && write_all(t->fd, ob, got))
-			*io_err = cli_fail(EXIT_IO, "cannot write the output: %s", strerror(errno));
-		if (*io_err)
-			break;
-	}
-	if (!rc && !*io_err) {
-		rc = fb_final(ctx, ob, CHUNK + 64, &got);
-		if (!rc && write_all(t->fd, ob, got))
-			*io_err = cli_fail(EXIT_IO, "cannot write the output: %s", strerror(errno));
-	}
-	if (ob)
-		explicit_bzero(ob, CHUNK + 64);
-	free(ib);
-	free(ob);
-	return rc;
-}
-
 static int open_input(const char *path, int *fd)
 {
 	struct stat st;
@@ -436,9 +402,13 @@ static int run(const crypt_args *a, const fb_cipher *c, enum fb_direction dir, i
 		fb_ctx_free(ctx);
 		return rc;
 	}
-	int io = salted && write_all(t.fd, header, sizeof header)
+	int io = salted && cli_write_all(t.fd, header, sizeof header)
 		? cli_fail(EXIT_IO, "cannot write the output: %s", strerror(errno)) : 0;
-	int err = io ? FB_OK : pump(ctx, in_fd, &t, &io);
+	cli_pump_opts po = { .threads = a->threads, .explicit_threads = a->threads_given,
+			     .progress = a->progress < 0 ? isatty(1) && isatty(2) : a->progress };
+	if (!po.threads)
+		po.threads = cli_cpus();
+	int err = io ? FB_OK : cli_pump(ctx, c, dir, in_fd, t.fd, &po, &io);
 	fb_ctx_free(ctx);
 	if (err)
 		rc = cli_fail(exit_code_for(err), "%s", fb_strerror(err));
@@ -463,6 +433,7 @@ int cli_crypt(int argc, char **argv, enum fb_direction dir)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	signal(SIGBUS, on_sigbus);
 	rc = run(&a, c, dir, in_fd);
 	if (in_fd)
 		close(in_fd);

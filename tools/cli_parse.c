@@ -96,11 +96,15 @@ void cli_usage(FILE *f)
 		"usage: fastblock enc|dec --cipher NAME (--key HEX | --key-file PATH | --pass SPEC)\n"
 		"                 [--iv HEX] [--no-pad | --pad pkcs7|iso9797-2|none]\n"
 		"                 [--in FILE] [--out FILE] [--impl NAME] [--strict-keys] [--constant-time]\n"
-		"                 [--salt HEX] [--iter N] [--md DIGEST]\n"
+		"                 [--salt HEX] [--iter N] [--md DIGEST] [--threads N] [--progress | --no-progress]\n"
 		"         --pass pass:TEXT | env:VAR | file:PATH | fd:N | stdin: key and IV by\n"
 		"           PBKDF2 (default SHA-256, 10000 iterations), file format of\n"
 		"           `openssl enc -pbkdf2` (Salted__ and a random salt); with no key\n"
 		"           option on a terminal, the password is asked without echo\n"
+		"         --threads N: threads for ECB, CTR, XTS and CBC/CFB decryption of large\n"
+		"           inputs (default: the CPUs available; 1: one thread)\n"
+		"         --progress: bytes, rate and ETA on stderr after a second (default:\n"
+		"           when stdout and stderr are both terminals)\n"
 		"       fastblock mac --alg cbc-mac|retail|cmac --cipher NAME --key HEX [--pad 1|2|3]\n"
 		"                 [--len BYTES] [--in FILE] [--batch FILE]   (MAC in hex)\n"
 		"       fastblock kcv --cipher NAME --key HEX [--cmac] [--len BYTES] [--batch FILE]\n"
@@ -117,7 +121,7 @@ void cli_usage(FILE *f)
 
 enum {
 	O_CIPHER = 256, O_KEY, O_KEY_FILE, O_IV, O_IN, O_OUT, O_IMPL, O_PASS, O_SALT, O_ITER, O_MD,
-	O_PAD, O_NO_PAD, O_STRICT, O_CT,
+	O_PAD, O_NO_PAD, O_STRICT, O_CT, O_THREADS, O_PROGRESS, O_NO_PROGRESS,
 };
 
 static const struct option long_opts[] = {
@@ -136,6 +140,9 @@ static const struct option long_opts[] = {
 	{ "no-pad", no_argument, NULL, O_NO_PAD },
 	{ "strict-keys", no_argument, NULL, O_STRICT },
 	{ "constant-time", no_argument, NULL, O_CT },
+	{ "threads", required_argument, NULL, O_THREADS },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -154,6 +161,7 @@ int cli_parse_crypt_args(int argc, char **argv, crypt_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->iter = 10000; /* openssl enc -pbkdf2's default */
+	a->progress = -1;
 	opterr = 0; /* our own one-line messages */
 	optind = 0; /* glibc: a full re-initialisation, also of a half-read option cluster */
 	int ch, rc = 0;
@@ -174,6 +182,17 @@ int cli_parse_crypt_args(int argc, char **argv, crypt_args *a)
 				rc = cli_fail(EXIT_USAGE, "--iter takes a whole number from 1 to %d, not '%s'",
 					      INT_MAX, optarg);
 			break;
+		case O_THREADS: {
+			unsigned long long n = 1;
+			if (cli_parse_count(optarg, 1, 256, &n))
+				rc = cli_fail(EXIT_USAGE, "--threads takes a whole number from 1 to 256, not '%s'",
+					      optarg);
+			a->threads = (unsigned)n;
+			a->threads_given = 1;
+			break;
+		}
+		case O_PROGRESS: a->progress = 1; break;
+		case O_NO_PROGRESS: a->progress = 0; break;
 		case O_PAD: rc = parse_pad(optarg, &a->opt); break;
 		case O_NO_PAD: a->opt.padding = FB_PAD_NONE; break;
 		case O_STRICT: a->opt.flags |= FB_FLAG_STRICT_KEYS; break;

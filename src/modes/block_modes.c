@@ -204,19 +204,99 @@ void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r)
 	fb_wipe(b, 16);
 }
 
+/* ---- Chunk starts for threaded runs (threads.c) ---------------------------- */
+
+static void ecb_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	par_crypt(s, out, in, n);
+}
+
+static void no_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_t count,
+		      uint8_t (*st)[16])
+{
+	(void)s, (void)in, (void)chunk, (void)count, (void)st;
+}
+
+/* CTR: the counter, a big-endian number of the whole block, plus chunk. */
+static void ctr_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_t count,
+		       uint8_t (*st)[16])
+{
+	(void)in;
+	for (size_t k = 1; k < count; k++) {
+		unsigned carry = 0;
+		uint64_t add = chunk;
+		memcpy(st[k], st[k - 1], 16);
+		for (unsigned i = s->bs; i-- > 0;) {
+			unsigned v = st[k][i] + (unsigned)(add & 0xff) + carry;
+			st[k][i] = (uint8_t)v;
+			carry = v >> 8;
+			add >>= 8;
+		}
+	}
+}
+
+/* CBC and CFB decryption: a chunk chains from the ciphertext block before it. */
+static void chain_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_t count,
+			 uint8_t (*st)[16])
+{
+	for (size_t k = 1; k < count; k++)
+		memcpy(st[k], in + (k * chunk - 1) * s->bs, s->bs);
+}
+
+/* a * b in XTS's GF(2^128), constant time (the tweak is secret). */
+static void gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16])
+{
+	uint8_t x[16], acc[16] = { 0 };
+	memcpy(x, a, 16);
+	for (unsigned i = 0; i < 128; i++, xts_mul_alpha(x)) {
+		uint8_t m = (uint8_t)(0 - ((b[i >> 3] >> (i & 7)) & 1));
+		for (unsigned j = 0; j < 16; j++)
+			acc[j] ^= x[j] & m;
+	}
+	memcpy(r, acc, 16);
+	fb_wipe(x, sizeof x);
+	fb_wipe(acc, sizeof acc);
+}
+
+/* XTS: the tweak of block j is T * alpha^j; chunk to chunk, times alpha^chunk. */
+static void xts_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_t count,
+		       uint8_t (*st)[16])
+{
+	uint8_t step[16] = { 1 }, base[16] = { 2 }; /* 1 and alpha */
+	(void)s, (void)in;
+	for (size_t e = chunk; e; e >>= 1) {
+		if (e & 1)
+			gf128_mul(step, step, base);
+		gf128_mul(base, base, base);
+	}
+	for (size_t k = 1; k < count; k++)
+		gf128_mul(st[k], st[k - 1], step);
+}
+
+/* A parallel run: on several threads when the context allows them and the
+ * run is large, else on this one. */
+static void par_run(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_t *out,
+		    const uint8_t *in, size_t n)
+{
+	if (s->threads != 1 && n >= fb_blocks_in(s->bs, FB_MT_MIN))
+		fb_mode_threaded(s, run, starts, out, in, n);
+	else
+		run(s, out, in, n);
+}
+
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	if (!n)
 		return;
 	switch (s->mode) {
-	case FB_ECB: par_crypt(s, out, in, n); break;
+	case FB_ECB: par_run(s, ecb_blocks, no_starts, out, in, n); break;
 	case FB_CBC:
 		if (s->encrypt)
 			cbc_encrypt(s, out, in, n);
 		else
-			cbc_decrypt(s, out, in, n);
+			par_run(s, cbc_decrypt, chain_starts, out, in, n);
 		break;
-	case FB_XTS: xts_blocks(s, out, in, n); break;
+	case FB_XTS: par_run(s, xts_blocks, xts_starts, out, in, n); break;
 	default: break;
 	}
 }
@@ -358,7 +438,7 @@ static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 		}
 		size_t n = fb_blocks_in(bs, len);
 		if (n && (n >= batch || !was_short)) {
-			ctr_blocks(s, out, in, n);
+			par_run(s, ctr_blocks, ctr_starts, out, in, n);
 			in += n * bs, out += n * bs, len -= n * bs;
 			continue;
 		}
@@ -394,9 +474,9 @@ void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 			return;
 		size_t n = fb_blocks_in(bs, len);
 		if (n && s->mode == FB_CTR) {
-			ctr_blocks(s, out, in, n);
+			par_run(s, ctr_blocks, ctr_starts, out, in, n);
 		} else if (n && s->mode == FB_CFB && !s->encrypt) {
-			cfb_decrypt_blocks(s, out, in, n);
+			par_run(s, cfb_decrypt_blocks, chain_starts, out, in, n);
 		} else if (n) {
 			serial_stream_blocks(s, out, in, n);
 		} else {
