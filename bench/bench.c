@@ -80,6 +80,8 @@ typedef struct opts {
 	int check_only; /* correctness checks only, nothing timed */
 	int cache;      /* the table kernels warm and cold (cache.c), nothing else */
 	int mac_batch;  /* the batch MAC and KCV study (batch_mac.c), nothing else */
+	unsigned threads; /* one thread against this many (threads.c), nothing else */
+	size_t mb;        /* message size for --threads, MB */
 	double seconds;
 	uint64_t seed;
 } opts;
@@ -850,7 +852,7 @@ static void usage(FILE *f)
 		"usage: fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]...\n"
 		"                       [--op encrypt|decrypt|both] [--peers] [--peer LIB]...\n"
 		"                       [--json] [--seconds S] [--seed N] [--info] [--quiet]\n"
-		"                       [--check-only] [--cache] [--mac-batch]\n"
+		"                       [--check-only] [--cache] [--mac-batch] [--threads N [--mb M]]\n"
 		"  --cipher NAME  a cipher+mode (\"des-ede3-cbc\") or a pattern (\"aes-128-*\");\n"
 		"                 repeatable; default all\n"
 		"  --impl NAME    only this fastblock implementation (\"des/table\", \"default\", \"multi\")\n"
@@ -863,6 +865,7 @@ static void usage(FILE *f)
 		"                 default output (rows have a status and no speed)\n"
 		"  --cache        the table DES kernels with warm and cold caches, then exit\n"
 		"  --mac-batch    100,000 KCVs, retail MACs and CMACs through the batch calls\n"
+		"  --threads N    large messages (--mb M, default 256) on 1 and on N threads, then exit\n"
 		"                 against an OpenSSL loop, then exit\n"
 		"Figures are TSC ticks (see --info for the tick rate), minimum over repetitions,\n"
 		"with the cost of an empty call subtracted. Messages under 4 KB are timed as\n"
@@ -894,7 +897,7 @@ static int bad_value(const char *opt, const char *v, const char *want)
 static int parse_args(opts *o, int argc, char **argv)
 {
 	enum { O_PEERS = 256, O_PEER, O_JSON, O_INFO, O_QUIET, O_CHECK, O_CIPHER, O_IMPL, O_SIZE, O_OP,
-	       O_SECONDS, O_SEED, O_CACHE, O_MACB };
+	       O_SECONDS, O_SEED, O_CACHE, O_MACB, O_THREADS, O_MB };
 	static const struct option longs[] = {
 		{ "help", no_argument, NULL, 'h' },         { "peers", no_argument, NULL, O_PEERS },
 		{ "json", no_argument, NULL, O_JSON },       { "info", no_argument, NULL, O_INFO },
@@ -903,7 +906,8 @@ static int parse_args(opts *o, int argc, char **argv)
 		{ "impl", required_argument, NULL, O_IMPL }, { "size", required_argument, NULL, O_SIZE },
 		{ "op", required_argument, NULL, O_OP },     { "seconds", required_argument, NULL, O_SECONDS },
 		{ "seed", required_argument, NULL, O_SEED }, { "cache", no_argument, NULL, O_CACHE },
-		{ "mac-batch", no_argument, NULL, O_MACB }, { NULL, 0, NULL, 0 },
+		{ "mac-batch", no_argument, NULL, O_MACB }, { "threads", required_argument, NULL, O_THREADS },
+		{ "mb", required_argument, NULL, O_MB },     { NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
 	o->ops = 3;
@@ -923,6 +927,16 @@ static int parse_args(opts *o, int argc, char **argv)
 		case O_CHECK: o->check_only = 1; break;
 		case O_CACHE: o->cache = 1; break;
 		case O_MACB: o->mac_batch = 1; break;
+		case O_THREADS:
+			o->threads = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || o->threads < 2 || o->threads > 256)
+				return bad_value("--threads", optarg, "2 .. 256");
+			break;
+		case O_MB:
+			o->mb = strtoul(optarg, &end, 10);
+			if (*end || o->mb < 4 || o->mb > 4096)
+				return bad_value("--mb", optarg, "4 .. 4096");
+			break;
 		case O_CIPHER:
 			if (o->n_ciphers == MAX_LIST)
 				return bad_value("--cipher", optarg, "too many");
@@ -990,6 +1004,8 @@ int fb_bench_main(int argc, char **argv)
 		return print_info(&b);
 	if (b.o.cache)
 		return fb_bench_cache(&b.clk, b.o.seconds);
+	if (b.o.threads)
+		return fb_bench_threads(b.o.threads, b.o.ciphers, b.o.n_ciphers, (b.o.mb ? b.o.mb : 256) << 20);
 	if (b.o.mac_batch) {
 #ifdef FB_BENCH_HAVE_OPENSSL
 		return fb_bench_mac_batch(&b.clk, 100000, b.o.seed);

@@ -66,4 +66,9 @@ int fb_bench_cache(const bench_clock *clk, double seconds);
  * OpenSSL EVP loop, outputs compared first; 0 ok, 1 mismatch, 2 no memory. */
 int fb_bench_mac_batch(const bench_clock *clk, size_t n, uint64_t seed);
 
+/* `fastblock speed --threads N` (threads.c): one fb_update of len bytes
+ * on 1 and on `threads` threads for each name (the defaults when n_names
+ * is 0), outputs compared first; 0 ok, 1 a mismatch or error, 2 no memory. */
+int fb_bench_threads(unsigned threads, const char *const *names, size_t n_names, size_t len);
+
 #endif
