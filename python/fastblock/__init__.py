@@ -173,17 +173,20 @@ class Cipher:
     """A cipher+mode with its key, IV and options; makes streaming contexts.
 
     ``Cipher(name, key, iv=None, padding=None, impl=None, constant_time=False,
-    strict_keys=False)``. The arguments are checked at once (a bad key or IV
+    strict_keys=False, threads=False)``. With ``threads``, updates and messages of
+    2 MB or more in the parallel modes (ECB, CTR, XTS, CBC and CFB decryption) run
+    on every CPU the process may use, with the same bytes. The arguments are checked at once (a bad key or IV
     raises here). ``encryptor()`` and ``decryptor()`` return new
     :class:`CipherContext` objects with ``update``, ``update_into`` and
     ``finalize``. The key is kept (as bytes) by this object; contexts wipe
     their copy when finalized or freed.
     """
 
-    __slots__ = ("name", "_key", "_iv", "padding", "impl", "constant_time", "strict_keys")
+    __slots__ = ("name", "_key", "_iv", "padding", "impl", "constant_time", "strict_keys", "threads")
 
     def __init__(self, name: str, key: Buffer, iv: Optional[Buffer] = None, padding: Optional[str] = None,
-                 impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False):
+                 impl: Optional[str] = None, constant_time: bool = False, strict_keys: bool = False,
+                 threads: bool = False):
         self.name = name
         self._key = bytes(memoryview(key).cast("B")) if not isinstance(key, bytes) else key
         self._iv = None if iv is None else (iv if isinstance(iv, bytes) else bytes(memoryview(iv).cast("B")))
@@ -191,11 +194,12 @@ class Cipher:
         self.impl = impl
         self.constant_time = bool(constant_time)
         self.strict_keys = bool(strict_keys)
+        self.threads = bool(threads)
         self._new(True)  # raises on any bad argument
 
     def _new(self, enc: bool) -> CipherContext:
         return _fastblock._stream(self.name, enc, self._key, self._iv, self.padding, self.impl,
-                                  self.constant_time, self.strict_keys)
+                                  self.constant_time, self.strict_keys, self.threads)
 
     def encryptor(self) -> CipherContext:
         """A new encryption context."""
@@ -208,12 +212,12 @@ class Cipher:
     def encrypt(self, data: Buffer) -> bytes:
         """One-shot encryption with this object's key, IV and options."""
         return encrypt(self.name, self._key, data, self._iv, self.padding, impl=self.impl,
-                       constant_time=self.constant_time, strict_keys=self.strict_keys)
+                       constant_time=self.constant_time, strict_keys=self.strict_keys, threads=self.threads)
 
     def decrypt(self, data: Buffer) -> bytes:
         """One-shot decryption with this object's key, IV and options."""
         return decrypt(self.name, self._key, data, self._iv, self.padding, impl=self.impl,
-                       constant_time=self.constant_time, strict_keys=self.strict_keys)
+                       constant_time=self.constant_time, strict_keys=self.strict_keys, threads=self.threads)
 
     def __repr__(self) -> str:
         return f"fastblock.Cipher({self.name!r}, padding={self.padding!r}, impl={self.impl!r})"

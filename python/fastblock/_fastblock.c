@@ -144,10 +144,24 @@ static const fb_cipher *cipher_arg(PyObject *name)
 	return c;
 }
 
+static int flag_arg(PyObject *v, unsigned flag, fb_options *o)
+{
+	if (!v)
+		return 0;
+	int t = PyObject_IsTrue(v);
+	if (t < 0)
+		return -1;
+	if (t)
+		o->flags |= flag;
+	return 0;
+}
+
 /* Options from Python values: padding None or "pkcs7" | "iso9797-2" |
- * "none" (and "default"), impl None or a name, two flags. The impl
- * string lives as long as the object it came from. */
-static int options_arg(PyObject *padding, PyObject *impl, PyObject *ct, PyObject *strict, fb_options *o)
+ * "none" (and "default"), impl None or a name, three flags (threads may
+ * be NULL: batches run record by record). The impl string lives as long
+ * as the object it came from. */
+static int options_arg(PyObject *padding, PyObject *impl, PyObject *ct, PyObject *strict, PyObject *threads,
+		       fb_options *o)
 {
 	o->padding = FB_PAD_DEFAULT;
 	o->flags = 0;
@@ -180,20 +194,9 @@ static int options_arg(PyObject *padding, PyObject *impl, PyObject *ct, PyObject
 		if (!(o->impl = PyUnicode_AsUTF8(impl)))
 			return -1;
 	}
-	if (ct) {
-		int t = PyObject_IsTrue(ct);
-		if (t < 0)
-			return -1;
-		if (t)
-			o->flags |= FB_FLAG_CONSTANT_TIME;
-	}
-	if (strict) {
-		int t = PyObject_IsTrue(strict);
-		if (t < 0)
-			return -1;
-		if (t)
-			o->flags |= FB_FLAG_STRICT_KEYS;
-	}
+	if (flag_arg(ct, FB_FLAG_CONSTANT_TIME, o) < 0 || flag_arg(strict, FB_FLAG_STRICT_KEYS, o) < 0 ||
+	    flag_arg(threads, FB_FLAG_THREADS, o) < 0)
+		return -1;
 	return 0;
 }
 
@@ -239,18 +242,18 @@ static int parse_fast(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 /* ---- One-shot --------------------------------------------------------------- */
 
 static const char *const oneshot_names[] = { "name", "key", "data", "iv", "padding", "impl", "constant_time",
-					     "strict_keys" };
+					     "strict_keys", "threads" };
 
 static PyObject *oneshot(enum fb_direction dir, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-	PyObject *a[8];
-	if (parse_fast(args, nargs, kwnames, oneshot_names, 8, 5, 3, a, dir == FB_ENCRYPT ? "encrypt" : "decrypt") < 0)
+	PyObject *a[9];
+	if (parse_fast(args, nargs, kwnames, oneshot_names, 9, 5, 3, a, dir == FB_ENCRYPT ? "encrypt" : "decrypt") < 0)
 		return NULL;
 	const fb_cipher *c = cipher_arg(a[0]);
 	if (!c)
 		return NULL;
 	fb_options opt;
-	if (options_arg(a[4], a[5], a[6], a[7], &opt) < 0)
+	if (options_arg(a[4], a[5], a[6], a[7], a[8], &opt) < 0)
 		return NULL;
 	rbuf key, data, iv = { NULL, 0, 0, { 0 } };
 	if (rbuf_get(a[1], &key, "key") < 0)
@@ -534,19 +537,19 @@ static PyTypeObject Stream_Type = {
 	.tp_getset = stream_getset,
 };
 
-/* _stream(name, encrypt, key, iv, padding, impl, constant_time, strict_keys) */
+/* _stream(name, encrypt, key, iv, padding, impl, constant_time, strict_keys, threads) */
 static PyObject *py_stream(PyObject *self, PyObject *args)
 {
-	PyObject *name, *key, *iv, *padding, *impl, *ct, *strict;
+	PyObject *name, *key, *iv, *padding, *impl, *ct, *strict, *threads;
 	int enc;
 	(void)self;
-	if (!PyArg_ParseTuple(args, "OpOOOOOO", &name, &enc, &key, &iv, &padding, &impl, &ct, &strict))
+	if (!PyArg_ParseTuple(args, "OpOOOOOOO", &name, &enc, &key, &iv, &padding, &impl, &ct, &strict, &threads))
 		return NULL;
 	const fb_cipher *c = cipher_arg(name);
 	if (!c)
 		return NULL;
 	fb_options opt;
-	if (options_arg(padding, impl, ct, strict, &opt) < 0)
+	if (options_arg(padding, impl, ct, strict, threads, &opt) < 0)
 		return NULL;
 	rbuf k, v = { NULL, 0, 0, { 0 } };
 	if (rbuf_get(key, &k, "key") < 0)
@@ -952,7 +955,7 @@ static int batch_setup(batch_args *b, PyObject *name, int enc, size_t n, PyObjec
 			j->ecb = fb_cipher_by_name(ecb);
 		}
 	}
-	if (options_arg(padding, impl, ct, strict, &j->opt) < 0)
+	if (options_arg(padding, impl, ct, strict, NULL, &j->opt) < 0)
 		return -1;
 	j->n = n;
 	size_t per = 4 * sizeof(void *) + 5 * sizeof(size_t);
@@ -1524,11 +1527,14 @@ static PyObject *py_kcv_batch(PyObject *self, PyObject *args)
 
 static PyMethodDef module_methods[] = {
 	{ "encrypt", (PyCFunction)(void (*)(void))py_encrypt, METH_FASTCALL | METH_KEYWORDS,
-	  "encrypt(name, key, data, iv=None, padding=None, *, impl=None, constant_time=False, strict_keys=False) -> bytes\n\n"
+	  "encrypt(name, key, data, iv=None, padding=None, *, impl=None, constant_time=False, strict_keys=False,\n"
+	  "        threads=False) -> bytes\n\n"
 	  "Encrypts a whole message. padding: None (PKCS#7 for ECB and CBC, none elsewhere),\n"
-	  "'pkcs7', 'iso9797-2' or 'none'. XTS takes the tweak as iv." },
+	  "'pkcs7', 'iso9797-2' or 'none'. XTS takes the tweak as iv. threads: a message of 2 MB or more\n"
+	  "in ECB, CTR, XTS, or CBC or CFB decryption runs on every CPU (same bytes)." },
 	{ "decrypt", (PyCFunction)(void (*)(void))py_decrypt, METH_FASTCALL | METH_KEYWORDS,
-	  "decrypt(name, key, data, iv=None, padding=None, *, impl=None, constant_time=False, strict_keys=False) -> bytes\n\n"
+	  "decrypt(name, key, data, iv=None, padding=None, *, impl=None, constant_time=False, strict_keys=False,\n"
+	  "        threads=False) -> bytes\n\n"
 	  "Decrypts a whole message; the padding is checked and removed." },
 	{ "_stream", py_stream, METH_VARARGS, NULL },
 	{ "_batch", py_batch, METH_VARARGS, NULL },
