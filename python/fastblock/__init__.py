@@ -230,10 +230,38 @@ def _is_arrow(records: Any) -> bool:
     return t.__module__.startswith("pyarrow") and (hasattr(records, "buffers") or hasattr(records, "combine_chunks"))
 
 
+def _ivs_arg(ivs: Any, n: int) -> tuple:
+    """(ivs, stride) for the C batch: an Arrow array of IVs of one length is
+    passed as one flat buffer of n IVs (no Python object per record)."""
+    if not _is_arrow(ivs):
+        return ivs, 0
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    arr = ivs.combine_chunks() if isinstance(ivs, pa.ChunkedArray) else ivs
+    if len(arr) != n:
+        raise ValueError(f"ivs: {len(arr)} given for {n} records")
+    if arr.null_count or not n:
+        return arr.to_pylist(), 0  # a null IV is refused record by record, as in a list
+    if pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type):
+        lo, hi = pc.min_max(pc.binary_length(arr)).values()
+        if lo.as_py() != hi.as_py():
+            return arr.to_pylist(), 0  # the C batch names the record with the wrong length
+        arr = arr.cast(pa.binary(lo.as_py()))
+    if not pa.types.is_fixed_size_binary(arr.type):
+        raise TypeError(f"ivs: a pyarrow Binary or FixedSizeBinary array is needed, not {arr.type}")
+    w = arr.type.byte_width
+    if not w:
+        return arr.to_pylist(), 0
+    return memoryview(arr.buffers()[1])[arr.offset * w:(arr.offset + n) * w], w
+
+
 def _batch(enc: bool, name: str, key_or_keys: Any, records: Any, ivs: Any, padding: Optional[str],
            impl: Optional[str], constant_time: bool, strict_keys: bool) -> Any:
     if not _is_arrow(records):
-        return _fastblock._batch(name, enc, key_or_keys, records, ivs, padding, impl, constant_time, strict_keys)
+        n = len(records) if _is_arrow(ivs) else 0
+        ivs, stride = _ivs_arg(ivs, n)
+        return _fastblock._batch(name, enc, key_or_keys, records, ivs, stride, padding, impl, constant_time,
+                                 strict_keys)
     import pyarrow as pa  # only when given an Arrow array
     arr = records
     if isinstance(arr, pa.ChunkedArray):
@@ -251,8 +279,9 @@ def _batch(enc: bool, name: str, key_or_keys: Any, records: Any, ivs: Any, paddi
     # the array may be a slice: its offsets start at arr.offset
     off_view = memoryview(offsets)[arr.offset * width:(arr.offset + n + 1) * width] if n else b"\0" * (2 * width)
     data_view = memoryview(data) if data is not None else b""
+    ivs, stride = _ivs_arg(ivs, n)
     out_data, out_offsets = _fastblock._batch_flat(name, enc, key_or_keys, data_view, off_view, width, n, ivs,
-                                                   padding, impl, constant_time, strict_keys)
+                                                   stride, padding, impl, constant_time, strict_keys)
     return pa.Array.from_buffers(out_type, n, [None, pa.py_buffer(out_offsets), pa.py_buffer(out_data)])
 
 
@@ -300,7 +329,8 @@ def batch_encrypt(name: str, key_or_keys: Any, records: Any, ivs: Any = None, pa
     ``records``: a sequence of bytes-like objects (returns a list of bytes), or a
     pyarrow Binary/LargeBinary array (read in place; returns an array of the same type,
     with every null record left null).
-    ``ivs``: one IV per record (a sequence), one IV for all, or None for ECB.
+    ``ivs``: one IV per record (a sequence, or a pyarrow FixedSizeBinary or Binary
+    array, read as one buffer when its IVs have one length), one IV for all, or None for ECB.
     DES and Triple-DES in CBC, CFB and OFB run through the multi-stream engine
     (``fb_multi_crypt``), other ciphers record by record in C. The GIL is released.
     On any error nothing is returned; the exception names the record.

@@ -909,6 +909,23 @@ static int per_record(view_list *vl, PyObject *arg, size_t n, const uint8_t **p,
 	return 0;
 }
 
+/* ivs as one buffer of n IVs of stride bytes each, back to back (an Arrow
+ * FixedSizeBinary array's values, read in place). */
+static int flat_ivs(view_list *vl, PyObject *arg, size_t n, size_t stride, const uint8_t **p, size_t *len)
+{
+	const uint8_t *q;
+	size_t l;
+	if (views_add(vl, arg, &q, &l, "ivs") < 0)
+		return -1;
+	if (stride > 64 || l != n * stride) {
+		PyErr_Format(PyExc_ValueError, "ivs: %zu bytes are not %zu IVs of %zu bytes", l, n, stride);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = q + i * stride, len[i] = stride;
+	return 0;
+}
+
 /* Raises the batch's error, naming the record. */
 static PyObject *raise_batch(int rc, const batch_job *j)
 {
@@ -937,7 +954,7 @@ static void batch_args_free(batch_args *b)
 
 /* Sets up everything but the inputs and outputs. */
 static int batch_setup(batch_args *b, PyObject *name, int enc, size_t n, PyObject *keys, PyObject *ivs,
-		       PyObject *padding, PyObject *impl, PyObject *ct, PyObject *strict)
+		       Py_ssize_t iv_stride, PyObject *padding, PyObject *impl, PyObject *ct, PyObject *strict)
 {
 	memset(b, 0, sizeof *b);
 	batch_job *j = &b->j;
@@ -980,6 +997,8 @@ static int batch_setup(batch_args *b, PyObject *name, int enc, size_t n, PyObjec
 	j->out_len = j->out_cap + n;
 	if (per_record(&b->vl, keys, n, j->key, j->key_len, &b->hold[1], 0, "keys") < 0)
 		return -1;
+	if (iv_stride > 0)
+		return flat_ivs(&b->vl, ivs, n, (size_t)iv_stride, j->iv, j->iv_len);
 	if (per_record(&b->vl, ivs, n, j->iv, j->iv_len, &b->hold[2], 1, "ivs") < 0)
 		return -1;
 	return 0;
@@ -1001,13 +1020,16 @@ static int batch_exec(batch_args *b)
 	return rc;
 }
 
-/* _batch(name, encrypt, keys, records, ivs, padding, impl, constant_time, strict_keys) -> list of bytes */
+/* _batch(name, encrypt, keys, records, ivs, iv_stride, padding, impl, constant_time, strict_keys)
+ *   -> list of bytes. iv_stride > 0: ivs is one buffer of n IVs of that many bytes. */
 static PyObject *py_batch(PyObject *self, PyObject *args)
 {
 	PyObject *name, *keys, *records, *ivs, *padding, *impl, *ct, *strict;
+	Py_ssize_t iv_stride;
 	int enc;
 	(void)self;
-	if (!PyArg_ParseTuple(args, "OpOOOOOOO", &name, &enc, &keys, &records, &ivs, &padding, &impl, &ct, &strict))
+	if (!PyArg_ParseTuple(args, "OpOOOnOOOO", &name, &enc, &keys, &records, &ivs, &iv_stride, &padding, &impl, &ct,
+			      &strict))
 		return NULL;
 	if (PyBytes_Check(records) || PyByteArray_Check(records) || PyUnicode_Check(records)) {
 		PyErr_SetString(PyExc_TypeError, "records must be a sequence of bytes-like objects, not one");
@@ -1019,7 +1041,7 @@ static PyObject *py_batch(PyObject *self, PyObject *args)
 	size_t n = (size_t)PyTuple_GET_SIZE(recs);
 	batch_args b;
 	PyObject *result = NULL, **outs = NULL;
-	if (batch_setup(&b, name, enc, n, keys, ivs, padding, impl, ct, strict) < 0)
+	if (batch_setup(&b, name, enc, n, keys, ivs, iv_stride, padding, impl, ct, strict) < 0)
 		goto done;
 	batch_job *j = &b.j;
 	for (size_t i = 0; i < n; i++)
@@ -1064,7 +1086,7 @@ done:
 	return result;
 }
 
-/* _batch_flat(name, encrypt, keys, data, offsets, offset_width, n, ivs, padding, impl, ct, strict)
+/* _batch_flat(name, encrypt, keys, data, offsets, offset_width, n, ivs, iv_stride, padding, impl, ct, strict)
  *   -> (bytes data, bytes offsets)
  * The records are data[offsets[i]:offsets[i+1]] (an Arrow Binary or
  * LargeBinary array's buffers, read in place); the result is laid out
@@ -1073,10 +1095,10 @@ static PyObject *py_batch_flat(PyObject *self, PyObject *args)
 {
 	PyObject *name, *keys, *data, *offsets, *ivs, *padding, *impl, *ct, *strict;
 	int enc, width;
-	Py_ssize_t nrec;
+	Py_ssize_t nrec, iv_stride;
 	(void)self;
-	if (!PyArg_ParseTuple(args, "OpOOOinOOOOO", &name, &enc, &keys, &data, &offsets, &width, &nrec, &ivs, &padding,
-			      &impl, &ct, &strict))
+	if (!PyArg_ParseTuple(args, "OpOOOinOnOOOO", &name, &enc, &keys, &data, &offsets, &width, &nrec, &ivs,
+			      &iv_stride, &padding, &impl, &ct, &strict))
 		return NULL;
 	if ((width != 4 && width != 8) || nrec < 0) {
 		PyErr_SetString(PyExc_ValueError, "offset width must be 4 or 8 and the count not negative");
@@ -1092,7 +1114,7 @@ static PyObject *py_batch_flat(PyObject *self, PyObject *args)
 	}
 	batch_args b;
 	PyObject *result = NULL, *odata = NULL, *ooffs = NULL;
-	if (batch_setup(&b, name, enc, n, keys, ivs, padding, impl, ct, strict) < 0)
+	if (batch_setup(&b, name, enc, n, keys, ivs, iv_stride, padding, impl, ct, strict) < 0)
 		goto done;
 	batch_job *j = &b.j;
 	if (ob.n < (n + 1) * (size_t)width) {
