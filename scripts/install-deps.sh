@@ -3,7 +3,8 @@
 # Needs root (or sudo); prints the command otherwise.
 set -euo pipefail
 PKGS="build-essential cmake ninja-build python3 python3-venv python3-dev pkg-config valgrind libssl-dev libcrypto++-dev \
-libgcrypt20-dev nettle-dev libbotan-2-dev libipsec-mb-dev python3-matplotlib openssl clang"
+libgcrypt20-dev nettle-dev libbotan-2-dev libipsec-mb-dev python3-matplotlib openssl clang \
+openjdk-17-jre-headless"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
