@@ -27,14 +27,14 @@ static const struct {
 
 /* Parallel work that needs no serial kernel of its own: ECB, and CBC
  * decryption (its last block and padding go through the parallel kernel
- * too); and CTR, whose only single blocks are a message's partial last
- * block (a streaming context on a wide kernel makes its keystream in
- * batches, src/modes/block_modes.c), which the parallel kernel makes at a
- * one-block cost (the DES composites through their table half). Its own
- * schedule would cost more: des/table64's for 3DES is ~430 of the ~1,540
- * ticks of fb_init (Zen 4). CFB and CFB8 decryption chain single blocks
- * (a partial block, short CFB8 input), and XTS keys its tweak on the
- * serial kernel. */
+ * too); and CTR, whose only single block is a message's partial last one
+ * (a streaming context on a wide kernel makes its keystream in batches,
+ * src/modes/block_modes.c). The parallel kernel makes that block at a
+ * one-block cost (the DES composites through their table half), while a
+ * serial schedule would be key setup spent on one block: for 3DES a third
+ * of fb_init (docs/architecture.md). CFB and CFB8 decryption chain single
+ * blocks (a partial block, short CFB8 input), and XTS keys its tweak on
+ * the serial kernel. */
 static int serial_unused(enum fb_mode mode, int encrypt)
 {
 	return mode == FB_ECB || mode == FB_CTR || (mode == FB_CBC && !encrypt);

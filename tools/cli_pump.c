@@ -110,8 +110,8 @@ unsigned cli_cpus(void)
 
 /* Reads what a stream has for buf: at least one read, then more while
  * more is there at once. Waiting for a full window would stop the
- * producer while we encrypt: through a pipe at 1 GB/s, 3DES-CTR on two
- * threads took 1.5-1.7 s per GB waiting and 1.1-1.2 s not (Zen 4). */
+ * producer while we encrypt, which costs more than a second thread wins
+ * (docs/scale.md). */
 static ssize_t read_some(int fd, uint8_t *buf, size_t cap)
 {
 	size_t got = 0;
