@@ -34,9 +34,10 @@ const char *fb_strerror(int err)
  *
  * A context is a header that no wipe touches (its capacity, sealed so
  * that memory never made into a context is refused), the state, then the
- * key schedules fb_init places: the parallel kernel's, the serial
- * kernel's unless it shares that format, and XTS's tweak key, each on a
- * 64-byte boundary as the SIMD kernels load them. */
+ * key schedules fb_init places: the parallel kernel's, those of its
+ * ladder and the serial kernel's, one per schedule format (kernels with
+ * the same setkey share one), then XTS's tweak key, each on a 64-byte
+ * boundary as the SIMD kernels load them. */
 
 typedef struct ctx_head {
 	size_t cap;  /* bytes the caller gave, header included */
@@ -69,22 +70,38 @@ static int head_ok(fb_ctx *ctx)
 	return h->cap >= AREAS_AT && h->seal == (h->cap ^ CTX_SEAL);
 }
 
+/* Schedules: [0] the parallel kernel, [1..nrungs] its ladder, then the
+ * serial kernel. */
+#define KS_SLOTS (FB_LADDER_MAX + 2)
+
 typedef struct ctx_layout {
-	size_t par, ser, tweak; /* offsets of the key schedules (tweak 0: none) */
+	const fb_kernel *kernel[KS_SLOTS];
+	size_t at[KS_SLOTS]; /* offsets of the schedules */
+	int fresh[KS_SLOTS]; /* 1: slot i's own area (0: an earlier slot's, same format) */
+	unsigned slots;
+	size_t tweak;           /* XTS's tweak key (0: none) */
 	size_t ctr, ctr_bytes;  /* CTR's kept keystream (ctr_bytes 0: none) */
 	size_t total;
 } ctx_layout;
-
-/* Kernels that share a key-schedule format (same setkey) share one schedule. */
-static int shares_schedule(const fb_selection *sel)
-{
-	return sel->ser == sel->par || sel->ser->setkey == sel->par->setkey;
-}
 
 /* A kernel's schedule for one key of klen bytes (0: not known, the largest). */
 static size_t ks_bytes(const fb_kernel *k, size_t klen)
 {
 	return ROUND64(k->ks_bytes && klen ? k->ks_bytes(klen) : k->ks_size);
+}
+
+/* Gives slot i an area: an earlier slot's of the same format, else a new one at *at. */
+static void place(ctx_layout *l, unsigned i, size_t klen, size_t *at)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (l->kernel[j]->setkey == l->kernel[i]->setkey) {
+			l->at[i] = l->at[j];
+			l->fresh[i] = 0;
+			return;
+		}
+	l->at[i] = *at;
+	l->fresh[i] = 1;
+	*at += ks_bytes(l->kernel[i], klen);
 }
 
 /* klen: the key length fb_init gets (XTS: both halves), 0 if not known;
@@ -95,12 +112,13 @@ static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, i
 	size_t at = AREAS_AT;
 	if (mode == FB_XTS)
 		klen /= 2;
-	l->par = l->ser = at;
-	at += ks_bytes(sel->par, klen);
-	if (!shares_schedule(sel)) {
-		l->ser = at;
-		at += ks_bytes(sel->ser, klen);
-	}
+	l->slots = 0;
+	l->kernel[l->slots++] = sel->par;
+	for (unsigned i = 0; i < sel->nrungs; i++)
+		l->kernel[l->slots++] = sel->rung[i].kernel;
+	l->kernel[l->slots++] = sel->ser;
+	for (unsigned i = 0; i < l->slots; i++)
+		place(l, i, klen, &at);
 	l->tweak = 0;
 	if (mode == FB_XTS) { /* the tweak key runs on the serial kernel */
 		l->tweak = at;
@@ -231,11 +249,11 @@ static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 /* The kernels for c, dir and opt; len_hint: the whole message's length
  * when the caller knows it (one-shot calls), else SIZE_MAX. */
 static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_options *opt,
-			  size_t len_hint, fb_selection *sel)
+			  size_t len_hint, size_t key_len, fb_selection *sel)
 {
 	fb_selection_query q = {
 		c->family, c->mode, dir == FB_ENCRYPT, len_hint, opt ? opt->flags : 0u,
-		fb_cpu_features(), opt ? opt->impl : NULL,
+		fb_cpu_features(), opt ? opt->impl : NULL, c->mode == FB_XTS ? key_len / 2 : key_len,
 	};
 	return fb_select(&q, sel);
 }
@@ -250,14 +268,16 @@ static int set_keys(fb_ctx *ctx, fb_state *s, const ctx_layout *l, const uint8_t
 	size_t klen = s->mode == FB_XTS ? key_len / 2 : key_len;
 	if (zeroed < l->total)
 		memset(base + zeroed, 0, l->total - zeroed);
-	int rc = s->par->setkey(base + l->par, key, klen);
-	if (!rc && l->ser != l->par)
-		rc = s->ser->setkey(base + l->ser, key, klen);
+	int rc = FB_OK;
+	for (unsigned i = 0; i < l->slots && !rc; i++)
+		if (l->fresh[i])
+			rc = l->kernel[i]->setkey(base + l->at[i], key, klen);
 	if (!rc && l->tweak)
 		rc = s->ser->setkey(base + l->tweak, key + klen, klen);
-	s->ks_par = base + l->par;
-	s->ks_ser = base + l->ser;
+	s->ks_ser = base + l->at[l->slots - 1];
 	s->ks_tweak = l->tweak ? base + l->tweak : NULL;
+	for (unsigned i = 0; i < s->nrungs; i++)
+		s->rung[i].ks = base + l->at[i];
 	return rc;
 }
 
@@ -290,7 +310,7 @@ static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *ke
 		return rc;
 	if (dir != FB_ENCRYPT && dir != FB_DECRYPT)
 		return FB_ERR_ARGUMENT;
-	if ((rc = choose_kernels(c, dir, opt, len_hint, sel)))
+	if ((rc = choose_kernels(c, dir, opt, len_hint, key_len, sel)))
 		return rc;
 	layout_of(sel, c->mode, key_len, len_hint == SIZE_MAX, l);
 	return FB_OK;
@@ -329,8 +349,13 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->par = sel->par;
 	s->ser = sel->ser;
 	s->wide = sel->wide;
-	s->narrow = sel->narrow;
-	s->narrow_below = sel->narrow_below;
+	s->nrungs = 1 + sel->nrungs;
+	s->rung[0] = (fb_rung){ sel->par, NULL, SIZE_MAX, 0 };
+	for (unsigned i = 0; i < sel->nrungs; i++) {
+		s->rung[i + 1] = (fb_rung){ sel->rung[i].kernel, NULL, sel->rung[i].below, 0 };
+		s->rung[i].tail_below = sel->rung[i].tails ? sel->rung[i].below : 0;
+	}
+	s->rung[s->nrungs] = (fb_rung){ NULL, NULL, 0, 0 };
 	s->threads = opt && (opt->flags & FB_FLAG_THREADS) ? 0 : 1;
 	s->ctr_ks = (unsigned char *)ctx + l->ctr;
 	s->ctr_cap = (unsigned)l->ctr_bytes;
@@ -365,7 +390,7 @@ size_t fb_ctx_size(const fb_cipher *c, enum fb_direction dir, const fb_options *
 {
 	fb_selection sel;
 	ctx_layout l;
-	if (!c || (dir != FB_ENCRYPT && dir != FB_DECRYPT) || choose_kernels(c, dir, opt, SIZE_MAX, &sel))
+	if (!c || (dir != FB_ENCRYPT && dir != FB_DECRYPT) || choose_kernels(c, dir, opt, SIZE_MAX, c->key_len, &sel))
 		return 0;
 	layout_of(&sel, c->mode, c->key_len, 1, &l);
 	return l.total;
@@ -493,7 +518,7 @@ static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *t
 	uint8_t blk[16];
 	if (bs > sizeof blk) /* cannot happen; tells the compiler the bound */
 		return FB_ERR_ARGUMENT;
-	s->par->decrypt(s->ks_par, blk, in + in_len - bs, 1);
+	s->ser->decrypt(s->ks_ser, blk, in + in_len - bs, 1);
 	if (s->mode == FB_CBC)
 		fb_xor(blk, blk, in_len > bs ? in + in_len - 2 * bs : s->iv, bs);
 	int n = fb_unpad(s->padding, blk, (unsigned)bs);

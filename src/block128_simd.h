@@ -283,22 +283,19 @@ typedef void (*fb_b128_fn)(const uint32_t *k, uint8_t *out, const uint8_t *in, u
 
 /* The kernel functions of one SIMD kernel: enc[i] and dec[i] handle
  * LANES << i blocks (i < nf; the last is the full batch), ctr and cbc a full
- * batch. Inputs of up to narrow_max blocks go to the kernel narrow, which is
- * faster there than one padded group. */
+ * batch. Short runs, where scalar code beats one padded group, are the
+ * ladder's (the family's *_impls.c). */
 typedef struct fb_b128_kernel {
 	unsigned nf;
 	fb_b128_fn enc[3], dec[3];
 	fb_b128_fn ctr, cbc;
-	size_t narrow_max;
-	const fb_kernel *narrow;
 } fb_b128_kernel;
 
 #define FB_B128_BATCH(K) ((size_t)FB_B128_LANES << ((K)->nf - 1))
 #define FB_B128_BUF_BYTES (16 * 4 * FB_B128_LANES) /* more than a batch tail */
 
 /* Full batches, then the tail through a stack buffer with the fewest groups
- * that cover it (never reading or writing past the caller's blocks), or the
- * narrow kernel if it is short. The key schedules (fb_rc6_ks, fb_mars_ks)
+ * that cover it (never reading or writing past the caller's blocks). The key schedules (fb_rc6_ks, fb_mars_ks)
  * are structures that begin with their round-key words. */
 static inline void fb_b128_run(const fb_b128_kernel *K, int enc, const void *ks, uint8_t *out,
 			       const uint8_t *in, size_t n)
@@ -313,10 +310,6 @@ static inline void fb_b128_run(const fb_b128_kernel *K, int enc, const void *ks,
 		f[K->nf - 1](k, out, in, NULL);
 	if (n == 0)
 		return;
-	if (n <= K->narrow_max) {
-		(enc ? K->narrow->encrypt : K->narrow->decrypt)(ks, out, in, n);
-		return;
-	}
 	while (((size_t)FB_B128_LANES << i) < n)
 		i++;
 	memcpy(buf, in, 16 * n);

@@ -178,13 +178,22 @@ typedef struct fb_family {
 		size_t max;
 		int parallel_only;
 	} *small;
-	/* Short runs of parallel work: when `wide` is the parallel kernel,
-	 * runs of fewer than `below` blocks go to `narrow`, which reads the
-	 * same key schedule (same setkey) and costs less to start. NULL-
-	 * terminated; NULL: no ladder. */
+	/* Short runs of parallel work, a ladder of kernels: when `wide` is
+	 * the kernel in use, runs of fewer than `below` blocks go to
+	 * `narrow`, which costs less to start; `narrow` may head the next row.
+	 * With `tails`, the remainder of a longer run past whole batches of
+	 * `wide` goes there too when it is shorter than `below` (a partial
+	 * batch of `wide` costs a whole one). `narrow` keeps its own schedule
+	 * unless it shares wide's setkey. keylen_max (0: any) limits a row to
+	 * keys of at most that many bytes; rows for one `wide` that differ by
+	 * key length name the same `narrow` (the context's size is planned
+	 * before the key is known). NULL-terminated; NULL: no ladder. */
 	const struct fb_ladder_row {
 		const fb_kernel *wide, *narrow;
 		unsigned below;
+		int tails;
+		size_t keylen_max;
+		const char *why;
 	} *ladder;
 	/* Cipher facts: the key lengths (bytes, one cipher key) the
 	 * specification allows, and for FB_FLAG_STRICT_KEYS the keys it
@@ -195,6 +204,9 @@ typedef struct fb_family {
 
 extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_mars,
 	fb_family_twofish, fb_family_serpent;
+
+/* Narrower kernels a ladder may add below the parallel kernel. */
+#define FB_LADDER_MAX 3
 
 /* Largest key schedule any kernel may declare (checked by a test). */
 #define FB_KS_MAX 12288

@@ -29,9 +29,9 @@ static const struct {
  * decryption (its last block and padding go through the parallel kernel
  * too); and CTR, whose only single block is a message's partial last one
  * (a streaming context on a wide kernel makes its keystream in batches,
- * src/modes/block_modes.c). The parallel kernel makes that block at a
- * one-block cost (the DES composites through their table half), while a
- * serial schedule would be key setup spent on one block: for 3DES a third
+ * src/modes/block_modes.c). The ladder's last rung makes that block at
+ * a one-block cost (fb_select), while a serial schedule would be key
+ * setup spent on one block: for 3DES a third
  * of fb_init (docs/architecture.md). CFB and CFB8 decryption chain single
  * blocks (a partial block, short CFB8 input), and XTS keys its tweak on
  * the serial kernel. */
@@ -100,18 +100,19 @@ static const fb_kernel *small_kernel(const fb_selection_query *q, int need_ct)
 	return NULL;
 }
 
-/* The family's ladder row for the chosen parallel kernel: the narrower
- * kernel for short runs, if it runs here, reads the same schedule and
- * keeps a constant-time promise. */
+/* The family's ladder below the chosen parallel kernel: each row whose
+ * wide kernel is the last one chosen adds its narrow kernel, if it runs
+ * here, keeps a constant-time promise and fits the key length. */
 static void ladder_of(const fb_selection_query *q, int need_ct, fb_selection *out)
 {
-	for (const struct fb_ladder_row *r = q->family->ladder; r && r->wide; r++)
-		if (r->wide == out->par && runs_on(r->narrow, q->cpu) &&
-		    r->narrow->setkey == r->wide->setkey && (!need_ct || r->narrow->constant_time)) {
-			out->narrow = r->narrow;
-			out->narrow_below = r->below;
-			return;
-		}
+	const fb_kernel *cur = out->par;
+	for (const struct fb_ladder_row *r = q->family->ladder; r && r->wide; r++) {
+		if (r->wide != cur || out->nrungs == FB_LADDER_MAX || !runs_on(r->narrow, q->cpu) ||
+		    (need_ct && !r->narrow->constant_time) || (r->keylen_max && q->key_len > r->keylen_max))
+			continue;
+		out->rung[out->nrungs++] = (struct fb_rung_choice){ r->narrow, r->below, r->tails };
+		cur = r->narrow;
+	}
 }
 
 int fb_select(const fb_selection_query *q, fb_selection *out)
@@ -121,8 +122,7 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 	char buf[64];
 	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
 	out->wide = 0;
-	out->narrow = NULL;
-	out->narrow_below = 0;
+	out->nrungs = 0;
 	if (name) {
 		const fb_kernel *k = forced_kernel(fam, name, q->cpu);
 		if (!k)
@@ -150,8 +150,10 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 		out->ser = out->par; /* likewise */
 	}
 	out->wide = fb_mode_parallel(q->mode, q->encrypt) && out->par->batch > 1;
-	if (out->wide)
+	if (out->wide && !small)
 		ladder_of(q, need_ct, out);
+	if (out->nrungs && out->ser == out->par) /* single blocks: the ladder's last rung */
+		out->ser = out->rung[out->nrungs - 1].kernel;
 	return FB_OK;
 }
 

@@ -12,14 +12,21 @@ typedef struct fb_selection_query {
 	unsigned flags;     /* FB_FLAG_* (FB_FLAG_CONSTANT_TIME matters) */
 	uint32_t cpu;       /* FB_CPU_* bits the kernels may use */
 	const char *forced; /* an implementation name from the options, or NULL */
+	size_t key_len;     /* one cipher key's bytes (XTS: one half); 0: not known */
 } fb_selection_query;
 
 typedef struct fb_selection {
 	const fb_kernel *par; /* parallel batches (ECB, CTR, XTS, decryption of CBC/CFB/CFB8) */
 	const fb_kernel *ser; /* serial chains and single blocks */
 	int wide;             /* 1: the mode runs in parallel batches on par */
-	const fb_kernel *narrow; /* runs of fewer than narrow_below blocks (NULL: none) */
-	unsigned narrow_below;
+	/* The ladder below par, widest first (fb_family.ladder): runs of
+	 * fewer than rung[i].below blocks go to rung[i].kernel. */
+	struct fb_rung_choice {
+		const fb_kernel *kernel;
+		unsigned below;
+		int tails;
+	} rung[FB_LADDER_MAX];
+	unsigned nrungs;
 } fb_selection;
 
 /* FB_OK, FB_ERR_IMPL_UNAVAILABLE (forced name unknown, of another family,

@@ -21,6 +21,9 @@ typedef struct {
 	const char *family;
 	const char *par, *ser;       /* long messages, no flags */
 	const char *par_ct, *ser_ct; /* FB_FLAG_CONSTANT_TIME; NULL: refused */
+	/* the single blocks of ECB, CTR and CBC decryption: the ladder's last
+	 * rung (NULL: the parallel kernel), without and with the flag */
+	const char *one, *one_ct;
 } expect;
 
 typedef struct {
@@ -31,41 +34,43 @@ typedef struct {
 
 static const machine machines[] = {
 	{ "AVX-512 + GFNI + VAES (Sapphire Rapids, Zen 4)", AVX512_ALL, {
-		{ "des", "des/bs-avx512+table", "des/table64", "des/bs-avx512", "des/bs-avx512" },
-		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni" },
-		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable" },
-		{ "mars", "mars/avx512", "mars/portable", NULL, NULL },
+		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/bs-avx512", "des/table",
+		  "des/gfni-avx512" },
+		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
+		  "aes/vaes-avx2" },
+		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx512", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/avx512-gfni", "twofish/avx512-gfni", "twofish/avx512-gfni-ct",
-		  "twofish/avx512-gfni-ct" },
-		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512" } } },
+		  "twofish/avx512-gfni-ct", NULL, NULL },
+		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3, {
-		{ "des", "des/bs-avx2+table", "des/table64", "des/bs-avx2", "des/bs-avx2" },
-		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni" },
-		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable" },
-		{ "mars", "mars/avx2", "mars/portable", NULL, NULL },
-		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL },
-		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice" } } },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
+		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", NULL, NULL },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL, NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
 	{ "AVX2 + AES-NI only, slow gathers (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER, {
-		{ "des", "des/bs-avx2+table", "des/table64", "des/bs-avx2", "des/bs-avx2" },
-		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni" },
-		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable" },
-		{ "mars", "mars/avx2", "mars/portable", NULL, NULL },
-		{ "twofish", "twofish/table", "twofish/table", NULL, NULL },
-		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice" } } },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
+		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "twofish", "twofish/table", "twofish/table", NULL, NULL, NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {
-		{ "des", "des/bs-avx2+table", "des/table64", "des/bs-avx2", "des/bs-avx2" },
-		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni" },
-		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable" },
-		{ "mars", "mars/avx2", "mars/portable", NULL, NULL },
-		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL },
-		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice" } } },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
+		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL, NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
 	{ "portable (no SIMD)", 0, {
-		{ "des", "des/table", "des/table64", NULL, NULL },
-		{ "aes", "aes/ct64", "aes/ct64", "aes/ct64", "aes/ct64" },
-		{ "rc6", "rc6/portable", "rc6/portable", "rc6/portable", "rc6/portable" },
-		{ "mars", "mars/portable", "mars/portable", NULL, NULL },
-		{ "twofish", "twofish/table", "twofish/table", NULL, NULL },
-		{ "serpent", "serpent/bitslice", "serpent/bitslice", "serpent/bitslice", "serpent/bitslice" } } },
+		{ "des", "des/table", "des/table64", NULL, NULL, NULL, NULL },
+		{ "aes", "aes/ct64", "aes/ct64", "aes/ct64", "aes/ct64", NULL, NULL },
+		{ "rc6", "rc6/portable", "rc6/portable", "rc6/portable", "rc6/portable", NULL, NULL },
+		{ "mars", "mars/portable", "mars/portable", NULL, NULL, NULL, NULL },
+		{ "twofish", "twofish/table", "twofish/table", NULL, NULL, NULL, NULL },
+		{ "serpent", "serpent/bitslice", "serpent/bitslice", "serpent/bitslice", "serpent/bitslice", NULL, NULL } } },
 };
 
 static int failures, checks;
@@ -98,19 +103,25 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 		     const char **par, const char **ser)
 {
 	const char *p = ct ? e->par_ct : e->par, *s = ct ? e->ser_ct : e->ser;
+	const char *one = ct ? e->one_ct : e->one;
 	uint32_t gfni = FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_AVX512BITALG | FB_CPU_GFNI;
 	int des = !strcmp(e->family, "des");
 	/* DES one-shot messages up to 1 KB in parallel modes run on
 	 * des/gfni-avx512 alone where it runs (it is constant-time), else up
 	 * to 32 bytes on des/table alone */
+	int small = 1;
 	if (des && hint <= 1024 && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
 		p = s = "des/gfni-avx512";
 	else if (des && !ct && hint <= 32)
 		p = s = "des/table";
-	else if (!fb_mode_parallel(c->mode, enc))
+	else if ((small = 0), !fb_mode_parallel(c->mode, enc))
 		p = s;
 	else if (c->mode == FB_ECB || c->mode == FB_CTR || (c->mode == FB_CBC && !enc))
-		s = p; /* no serial schedule: the parallel kernel makes CTR's partial block */
+		s = p; /* no serial schedule of its own */
+	/* single blocks of a wide mode with no serial kernel of its own (or
+	 * none that keeps the flag) go to the ladder's last rung */
+	if (!small && p && s && !strcmp(s, p) && one && fb_mode_parallel(c->mode, enc))
+		s = one;
 	*par = p;
 	*ser = s;
 }
@@ -132,7 +143,8 @@ static void check_machine(const machine *m)
 			for (size_t h = 0; h < sizeof hints / sizeof *hints; h++)
 				for (int ct = 0; ct < 2; ct++) {
 					fb_selection_query q = { c->family, c->mode, enc, hints[h],
-								 ct ? FB_FLAG_CONSTANT_TIME : 0u, m->cpu, NULL };
+								 ct ? FB_FLAG_CONSTANT_TIME : 0u, m->cpu, NULL,
+								 fb_cipher_key_len(c) };
 					fb_selection sel = { 0 };
 					int rc = fb_select(&q, &sel);
 					const char *wp, *ws;
@@ -158,18 +170,19 @@ static void check_named_rows(void)
 {
 	const struct { uint32_t cpu; const char *cipher; int enc; const char *par; int wide; } rows[] = {
 		/* CFB8 decryption: every shift register is known, so the widest kernel */
-		{ ZEN2, "des-ede3-cfb8", 0, "des/bs-avx2+table", 1 },
-		{ AVX512_ALL, "des-ede3-cfb8", 0, "des/bs-avx512+table", 1 },
+		{ ZEN2, "des-ede3-cfb8", 0, "des/bs-avx2", 1 },
+		{ AVX512_ALL, "des-ede3-cfb8", 0, "des/bs-avx512", 1 },
 		{ ZEN3, "aes-128-cfb8", 0, "aes/vaes-avx2", 1 },
 		{ ZEN2, "serpent-256-cfb8", 0, "serpent/avx2", 1 },
 		{ ZEN2, "des-ede3-cfb8", 1, "des/table64", 0 },
 		{ ZEN2, "des-ede3-ofb", 0, "des/table64", 0 },
-		{ ZEN2, "des-ede3-cbc", 0, "des/bs-avx2+table", 1 },
-		{ ZEN2, "des-ede3-cfb", 0, "des/bs-avx2+table", 1 },
+		{ ZEN2, "des-ede3-cbc", 0, "des/bs-avx2", 1 },
+		{ ZEN2, "des-ede3-cfb", 0, "des/bs-avx2", 1 },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
-		fb_selection_query q = { c->family, c->mode, rows[i].enc, SIZE_MAX, 0, rows[i].cpu, NULL };
+		fb_selection_query q = { c->family, c->mode, rows[i].enc, SIZE_MAX, 0, rows[i].cpu, NULL,
+					 fb_cipher_key_len(c) };
 		fb_selection sel = { 0 };
 		int rc = fb_select(&q, &sel);
 		check(!rc && same(name_of(sel.par), rows[i].par) && sel.wide == rows[i].wide, "named row",
@@ -177,34 +190,52 @@ static void check_named_rows(void)
 	}
 }
 
-/* The ladder for short parallel runs: which narrower kernel, below how
- * many blocks, per class, mode and options; none when forced or serial. */
+/* The ladder for short parallel runs: which narrower kernels, below how
+ * many blocks, per class, mode, key length and options; none when forced,
+ * serial or in a one-shot row. */
 static void check_ladder(void)
 {
 	struct { uint32_t cpu; const char *cipher; int enc; unsigned flags; const char *forced;
-		 const char *narrow; unsigned below; } rows[] = {
-		{ AVX512_ALL, "aes-128-ecb", 1, 0, NULL, "aes/vaes-avx2", 16 },
-		{ AVX512_ALL, "aes-256-ctr", 0, 0, NULL, "aes/vaes-avx2", 16 },
-		{ AVX512_ALL, "aes-128-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, "aes/vaes-avx2", 16 },
-		{ AVX512_ALL, "aes-128-xts", 1, 0, NULL, "aes/vaes-avx2", 16 },
-		{ AVX512_ALL, "aes-128-cbc", 1, 0, NULL, NULL, 0 },   /* a serial chain */
-		{ AVX512_ALL, "aes-128-ecb", 1, 0, "aes/vaes-avx512", NULL, 0 }, /* forced */
-		{ ZEN3, "aes-128-ecb", 1, 0, NULL, NULL, 0 },         /* vaes-avx2 is the widest */
-		{ ZEN2, "aes-128-ecb", 1, 0, NULL, NULL, 0 },
-		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, NULL, 0 },  /* no ladder in the family */
+		 size_t key_len, hint; const char *want; } rows[] = {
+		{ AVX512_ALL, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "aes/vaes-avx2<16" },
+		{ AVX512_ALL, "aes-256-ctr", 0, 0, NULL, 32, SIZE_MAX, "aes/vaes-avx2<16" },
+		{ AVX512_ALL, "aes-128-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "aes/vaes-avx2<16" },
+		{ AVX512_ALL, "aes-128-xts", 1, 0, NULL, 16, SIZE_MAX, "aes/vaes-avx2<16" },
+		{ AVX512_ALL, "aes-128-cbc", 1, 0, NULL, 16, SIZE_MAX, "" },  /* a serial chain */
+		{ AVX512_ALL, "aes-128-ecb", 1, 0, "aes/vaes-avx512", 16, SIZE_MAX, "" }, /* forced */
+		{ ZEN3, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "" },         /* vaes-avx2 is the widest */
+		{ ZEN2, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "" },
+		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table<3" },
+		{ AVX512_ALL, "des-ede3-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/gfni-avx512<128" },
+		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<128 des/table<3" },
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1000, "" },     /* one-shot: gfni alone */
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1025, "des/gfni-avx512<128 des/table<3" },
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, "des/bs-avx512", 24, SIZE_MAX, "" },
+		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table<3" },
+		{ ZEN2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table<24" },
+		{ ZEN2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table<20" },
+		{ ZEN2, "des-ede-ecb", 0, 0, NULL, 16, SIZE_MAX, "des/table<20" },
+		{ ZEN2, "des-ede3-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "" },
+		{ ZEN2, "des-ede3-cbc", 1, 0, NULL, 24, SIZE_MAX, "" },       /* a serial chain */
+		{ AVX512_ALL, "rc6-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "rc6/avx2<9 rc6/portable<5" },
+		{ ZEN2, "rc6-256-xts", 0, FB_FLAG_CONSTANT_TIME, NULL, 32, SIZE_MAX, "rc6/portable<5" },
+		{ AVX512_ALL, "mars-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "mars/portable<5" },
+		{ ZEN2, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX, "mars/portable<5" },
+		{ AVX512_ALL, "serpent-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
-		fb_selection_query q = { c->family, c->mode, rows[i].enc, SIZE_MAX, rows[i].flags, rows[i].cpu,
-					 rows[i].forced };
+		fb_selection_query q = { c->family, c->mode, rows[i].enc, rows[i].hint, rows[i].flags, rows[i].cpu,
+					 rows[i].forced, rows[i].key_len };
 		fb_selection sel = { 0 };
 		int rc = fb_select(&q, &sel);
-		char got[64], want[64];
-		snprintf(got, sizeof got, "%s below %u", rc ? "(refused)" : name_of(sel.narrow) ? name_of(sel.narrow) : "none",
-			 sel.narrow_below);
-		snprintf(want, sizeof want, "%s below %u", rows[i].narrow ? rows[i].narrow : "none", rows[i].below);
-		check(!rc && same(name_of(sel.narrow), rows[i].narrow) && sel.narrow_below == rows[i].below,
-		      "ladder", "", rows[i].cipher, rows[i].enc, SIZE_MAX, rows[i].flags != 0, got, want);
+		char got[160] = "";
+		size_t at = 0;
+		for (unsigned r = 0; r < sel.nrungs && at < sizeof got; r++)
+			at += (size_t)snprintf(got + at, sizeof got - at, "%s%s<%u", r ? " " : "",
+					       sel.rung[r].kernel->name, sel.rung[r].below);
+		check(!rc && !strcmp(got, rows[i].want), "ladder", "", rows[i].cipher, rows[i].enc, rows[i].hint,
+		      rows[i].flags != 0, rc ? "(refused)" : got, rows[i].want);
 	}
 }
 
@@ -222,7 +253,8 @@ static void check_forced(void)
 		{ ZEN2, "des/bs-avx2", FB_FLAG_CONSTANT_TIME, FB_OK },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-		fb_selection_query q = { c->family, c->mode, 1, SIZE_MAX, rows[i].flags, rows[i].cpu, rows[i].name };
+		fb_selection_query q = { c->family, c->mode, 1, SIZE_MAX, rows[i].flags, rows[i].cpu, rows[i].name,
+					 fb_cipher_key_len(c) };
 		fb_selection sel = { 0 };
 		int rc = fb_select(&q, &sel);
 		int ok = rc == rows[i].rc && (rc || (sel.par == sel.ser && !strcasecmp(sel.par->name, rows[i].name)));
@@ -243,7 +275,8 @@ static void check_runtime(void)
 		for (int enc = 0; enc < 2; enc++) {
 			int rc = fb_init(ctx, c, enc ? FB_ENCRYPT : FB_DECRYPT, key, fb_cipher_key_len(c), iv,
 					 fb_cipher_iv_len(c), NULL);
-			fb_selection_query q = { c->family, c->mode, enc, SIZE_MAX, 0, fb_cpu_features(), NULL };
+			fb_selection_query q = { c->family, c->mode, enc, SIZE_MAX, 0, fb_cpu_features(), NULL,
+						 fb_cipher_key_len(c) };
 			fb_selection sel = { 0 };
 			int src = fb_select(&q, &sel);
 			check(!rc && !src && same(fb_ctx_impl(ctx), name_of(sel.par)) &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_footprint.sh CLI LIB NM - `fastblock list --footprint --porcelain`
 # against nm run here on the library: the code and table bytes of a
-# portable and a SIMD implementation, the composite rule, and contexts at
+# portable and a SIMD implementation, and contexts at
 # least the schedule plus the state for what this CPU runs.
 set -u
 cli=$1 lib=$2 nm=$3
@@ -34,10 +34,6 @@ check des/table des_table
 check aes/vaes-avx512 aes_vaes_avx512
 check serpent/bitslice serpent_bitslice
 check twofish/avx512-gfni-ct twofish_avx512_gfni
-
-# A composite counts both parts.
-a=$(row des/bs-avx2 | cut -f4); b=$(row des/table | cut -f4); ab=$(row des/bs-avx2+table | cut -f4)
-[ "$ab" = $((a + b)) ] || { echo "FAIL: des/bs-avx2+table code $ab, parts $a + $b"; fail=1; }
 
 # Every implementation has a row; a context, where this CPU runs it, holds
 # at least its schedule and the 256-byte state.

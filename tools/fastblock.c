@@ -58,13 +58,12 @@ static void list_table(void)
 
 /* The object file an implementation's code is in: its name with '/' and
  * '-' as '_' ("des/bs-avx512" -> des_bs_avx512), or the longest object
- * name that starts it ("twofish/avx512-gfni-ct" is in twofish_avx512_gfni);
- * a composite ("des/bs-avx512+table") is counted by its first part. */
+ * name that starts it ("twofish/avx512-gfni-ct" is in twofish_avx512_gfni). */
 static const cli_footprint *footprint_of(const char *impl)
 {
 	char stem[64];
 	size_t n = 0;
-	for (; impl[n] && impl[n] != '+' && n + 1 < sizeof stem; n++)
+	for (; impl[n] && n + 1 < sizeof stem; n++)
 		stem[n] = (impl[n] == '/' || impl[n] == '-') ? '_' : impl[n];
 	stem[n] = 0;
 	const cli_footprint *best = NULL;
@@ -98,20 +97,12 @@ static const char *fits(size_t bytes, long l1, long l2)
 /* One implementation's row of list --footprint. */
 static void footprint_row(const fb_impl_info *info, int porcelain, long l1, long l2)
 {
-	const cli_footprint *f = footprint_of(info->name), *g = NULL;
+	const cli_footprint *f = footprint_of(info->name);
 	const fb_cipher *c = footprint_cipher(info->family);
 	fb_options opt = { FB_PAD_DEFAULT, 0, info->name };
 	size_t ctx = c ? fb_ctx_size(c, FB_DECRYPT, &opt) : 0;
 	unsigned long code = f ? f->code : 0, tables = f ? f->tables : 0;
-	char obj[64], part[48];
-	const char *plus = strchr(info->name, '+');
-	if (plus) { /* a composite: its second part's code and tables too */
-		snprintf(part, sizeof part, "%s/%s", info->family, plus + 1);
-		g = footprint_of(part);
-	}
-	snprintf(obj, sizeof obj, "%s%s%s", f ? f->object : "-", g ? "+" : "", g ? g->object : "");
-	code += g ? g->code : 0;
-	tables += g ? g->tables : 0;
+	const char *obj = f ? f->object : "-";
 	const char *hot = fits(tables + info->schedule_bytes, l1, l2);
 	if (porcelain)
 		printf("footprint\t%s\t%s\t%lu\t%lu\t%zu\t%zu\t%s\t%s\n", info->name, obj, code,

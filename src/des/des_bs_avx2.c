@@ -9,20 +9,16 @@
  * masked swaps, so plane register c lane l bit i = bit c of the qword of
  * block 4i+l. No GFNI or AVX-512 needed (Haswell, Zen 1-3).
  *
- * des/bs-avx2 is constant-time for every length; des/bs-avx2+table sends
- * runs of a few blocks to des/table (not constant-time).
+ * Constant-time for every length. A partial batch costs a whole one, so
+ * short runs are the ladder's (src/des/des_impls.c).
  */
 #include "des_bs_common.h"
-#include "des_table.h"
 
 #if FB_X86
 #include <immintrin.h>
 #include "des_bs_sboxes.h"
 
 #define TGT FB_TARGET("avx2")
-
-#define DES_BS256_TABLE_MAX_DES 24
-#define DES_BS256_TABLE_MAX_EDE 20
 
 typedef __m256i V;
 
@@ -212,11 +208,6 @@ TGT static void ctr_planes256(V *st, uint32_t hi, uint32_t lo)
 
 /* ---- kernel entry points ---------------------------------------------------------- */
 
-static int use_table(const des_bs_ks *ks, size_t n)
-{
-	return ks->use_table && n < (ks->nkeys == 1 ? DES_BS256_TABLE_MAX_DES : DES_BS256_TABLE_MAX_EDE);
-}
-
 TGT static void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
 	_Alignas(32) V st[64];
@@ -231,26 +222,19 @@ TGT static void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 	}
 }
 
-static void bs256_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+static void bs256_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table.encrypt(ks->table_ks, out, in, n);
-	else if (n)
-		ecb256(ks, out, in, n, 0);
+	ecb256(ks, out, in, n, 0);
 }
 
-static void bs256_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+static void bs256_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table.decrypt(ks->table_ks, out, in, n);
-	else if (n)
-		ecb256(ks, out, in, n, 1);
+	ecb256(ks, out, in, n, 1);
 }
 
-TGT static void ctr256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
+	const des_bs_ks *ks = ksp;
 	_Alignas(32) V st[64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
 	while (n) {
@@ -266,17 +250,9 @@ TGT static void ctr256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 	fb_store32_be(ctr + 4, lo);
 }
 
-static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+TGT static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
 	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table_ctr32(ks->table_ks, out, in, n, ctr);
-	else if (n)
-		ctr256(ks, out, in, n, ctr);
-}
-
-TGT static void cbcdec256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
 	_Alignas(32) V st[64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
@@ -293,15 +269,6 @@ TGT static void cbcdec256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 		n -= m;
 	}
 	memcpy(iv, &chain, 8);
-}
-
-static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table_cbc_dec(ks->table_ks, out, in, n, iv);
-	else if (n)
-		cbcdec256(ks, out, in, n, iv);
 }
 
 /* ---- lane engine: every lane its own key (fb_multi_crypt) ------------------------ */
@@ -397,8 +364,7 @@ static const fb_lanes bs256_lanes = {
 };
 
 /* Key setup: the round-key words of des_bs_ks.rk, eight at a time
- * (variable shifts of the key's halves); the gfni schedule is
- * not needed here and stays zero. Constant-time. */
+ * (variable shifts of the key's halves). Constant-time. */
 TGT static void schedule256(uint32_t *rk, const uint8_t key[8])
 {
 	uint64_t k = fb_load64_be(key);
@@ -420,7 +386,6 @@ TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	ks->use_table = 0;
 	schedule256(ks->rk[0], key);
 	if (keylen > 8) {
 		schedule256(ks->rk[1], key + 8);
@@ -429,19 +394,6 @@ TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)
 	return FB_OK;
 }
 
-static int setkey256_table(void *ksp, const uint8_t *key, size_t keylen)
-{
-	des_bs_ks *ks = ksp;
-	int err = setkey256(ksp, key, keylen);
-	if (err != FB_OK)
-		return err;
-	ks->use_table = 1;
-	return fb_des_table.setkey(ks->table_ks, key, keylen);
-}
-
-#define BS256_FUNCS \
-	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32, \
-	.cbc_dec = bs256_cbc_dec, .lanes = &bs256_lanes
 
 const fb_kernel fb_des_bs_avx2 = {
 	.name = "des/bs-avx2",
@@ -454,21 +406,8 @@ const fb_kernel fb_des_bs_avx2 = {
 	.ks_bytes = fb_des_bs_ks_bytes,
 	.note = "bitsliced, 256 blocks per batch, and/or/xor/andn S-box circuits",
 	.setkey = setkey256,
-	BS256_FUNCS,
-};
-
-const fb_kernel fb_des_bs_avx2_table = {
-	.name = "des/bs-avx2+table",
-	.family = "des",
-	.block_size = 8,
-	.cpu_needs = FB_CPU_AVX2,
-	.constant_time = 0,
-	.batch = 256,
-	.ks_size = DES_BS_KS_MAX,
-	.ks_bytes = fb_des_bs_ks_bytes,
-	.note = "des/bs-avx2, with des/table for runs of a few blocks",
-	.setkey = setkey256_table,
-	BS256_FUNCS,
+	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32,
+	.cbc_dec = bs256_cbc_dec, .lanes = &bs256_lanes,
 };
 
 #endif /* FB_X86 */

@@ -18,13 +18,10 @@
  *   out. CTR builds the counter planes directly (a bitsliced add of the lane
  *   index), so only the output is transposed; CBC decryption XORs the
  *   previous ciphertext while storing, last block first (in-place safe).
- * - Partial batches use masked loads and stores (same cost as a full one);
- *   runs below DES_BS512_GFNI_MIN blocks go to des/gfni-avx512's path
- *   (S-box lookups by vpermb, also constant-time). des/bs-avx512+table
- *   sends runs of 1-2 blocks to des/table (faster there, not constant-time).
+ * - Partial batches use masked loads and stores and cost a whole batch,
+ *   so short runs and tails are the ladder's (src/des/des_impls.c).
  */
 #include "des_bs_common.h"
-#include "des_table.h"
 
 #if FB_X86
 #ifdef FB_DES_AVX512_EMULATED
@@ -36,14 +33,6 @@
 #define TGT FB_TARGET("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512bitalg,gfni")
 #endif
 #include "des_bs_sboxes.h"
-
-/* Runs shorter than this go to des/gfni-avx512's path (constant-time; 46
- * ticks per 3DES block, 18 per DES block, against ~6,300 and ~2,500 for a
- * bitsliced batch of any size up to 512). */
-#define DES_BS512_GFNI_MIN 128
-/* des/bs-avx512+table sends runs shorter than this to des/table (240 ticks
- * for one DES block, 137 per further block; 3DES 640 / 390). */
-#define DES_BS512_TABLE_MAX 3
 
 typedef __m512i V;
 
@@ -573,15 +562,10 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 
 /* ---- kernel entry points --------------------------------------------------------- */
 
-static int use_table(const des_bs_ks *ks, size_t n)
-{
-	return ks->use_table && n < DES_BS512_TABLE_MAX;
-}
-
-TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+TGT static void bs512_ecb(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
 	_Alignas(64) V st[64];
-	while (n >= DES_BS512_GFNI_MIN) {
+	while (n) {
 		size_t m = n < 512 ? n : 512;
 		in512(st, in, m);
 		crypt512(st, ks, dec);
@@ -590,33 +574,24 @@ TGT static void ecb512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		out += 8 * m;
 		n -= m;
 	}
-	if (n)
-		fb_des_gfni_ecb(&ks->gf, out, in, n, dec);
 }
 
-static void bs512_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
+static void bs512_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	bs512_ecb(ks, out, in, n, 0);
+}
+
+static void bs512_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	bs512_ecb(ks, out, in, n, 1);
+}
+
+TGT static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table.encrypt(ks->table_ks, out, in, n);
-	else if (n)
-		ecb512(ks, out, in, n, 0);
-}
-
-static void bs512_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
-{
-	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table.decrypt(ks->table_ks, out, in, n);
-	else if (n)
-		ecb512(ks, out, in, n, 1);
-}
-
-TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
-{
 	_Alignas(64) V st[64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
-	while (n >= DES_BS512_GFNI_MIN) {
+	while (n) {
 		size_t m = n < 512 ? n : 512;
 		ctr_planes512(st, hi, lo);
 		crypt512(st, ks, 0);
@@ -627,26 +602,15 @@ TGT static void ctr512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		n -= m;
 	}
 	fb_store32_be(ctr + 4, lo);
-	if (n)
-		fb_des_gfni_ctr(&ks->gf, out, in, n, ctr);
 }
 
-/* The generic CTR of the table kernel, for short runs of the +table kernel. */
-static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+TGT static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
 	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table_ctr32(ks->table_ks, out, in, n, ctr);
-	else if (n)
-		ctr512(ks, out, in, n, ctr);
-}
-
-TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
 	_Alignas(64) V st[64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
-	while (n >= DES_BS512_GFNI_MIN) {
+	while (n) {
 		size_t m = n < 512 ? n : 512;
 		uint64_t next;
 		memcpy(&next, in + 8 * (m - 1), 8); /* before an in-place overwrite */
@@ -659,75 +623,35 @@ TGT static void cbcdec512(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, 
 		n -= m;
 	}
 	memcpy(iv, &chain, 8);
-	if (n)
-		fb_des_gfni_cbc_dec(&ks->gf, out, in, n, iv);
 }
 
-static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	const des_bs_ks *ks = ksp;
-	if (use_table(ks, n))
-		fb_des_table_cbc_dec(ks->table_ks, out, in, n, iv);
-	else if (n)
-		cbcdec512(ks, out, in, n, iv);
-}
-
-/* ---- key setup: bitsliced round-key words and, for short runs,
- * des/gfni-avx512's row-form keys, both by bit gathers (des_gfni_avx512.c) */
+/* ---- key setup: the bitsliced round-key words, by bit gathers
+ * (des_gfni_avx512.c) */
 static int bs512_setkey(void *ksp, const uint8_t *key, size_t keylen)
 {
 	des_bs_ks *ks = ksp;
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	ks->use_table = 0;
-	int rc = fb_des_gfni_avx512.setkey(&ks->gf, key, keylen);
 	for (unsigned p = 0; p < ks->nkeys; p++) /* K1 K2 K3, or K1 K2 K1 */
 		fb_des_bs_words_gfni(ks->rk[p], key + (8 * p) % keylen);
-	return rc;
+	return FB_OK;
 }
 
-static int bs512_setkey_table(void *ksp, const uint8_t *key, size_t keylen)
-{
-	des_bs_ks *ks = ksp;
-	int rc = bs512_setkey(ksp, key, keylen);
-	if (rc != FB_OK)
-		return rc;
-	ks->use_table = 1;
-	return fb_des_table.setkey(ks->table_ks, key, keylen);
-}
-
-#define BS512_NEEDS (FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI | FB_CPU_AVX512BITALG)
-#define BS512_FUNCS \
-	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32, \
-	.cbc_dec = bs512_cbc_dec, .lanes = &fb_des_bs512_lanes
 
 const fb_kernel fb_des_bs_avx512 = {
 	.name = "des/bs-avx512",
 	.family = "des",
 	.block_size = 8,
-	.cpu_needs = BS512_NEEDS,
+	.cpu_needs = FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI | FB_CPU_AVX512BITALG,
 	.constant_time = 1,
 	.batch = 512,
 	.ks_size = DES_BS_KS_MAX,
 	.ks_bytes = fb_des_bs_ks_bytes,
 	.note = "bitsliced, 512 blocks per batch, vpternlog S-box circuits, GFNI/vpermb transposition",
 	.setkey = bs512_setkey,
-	BS512_FUNCS,
-};
-
-const fb_kernel fb_des_bs_avx512_table = {
-	.name = "des/bs-avx512+table",
-	.family = "des",
-	.block_size = 8,
-	.cpu_needs = BS512_NEEDS,
-	.constant_time = 0,
-	.batch = 512,
-	.ks_size = DES_BS_KS_MAX,
-	.ks_bytes = fb_des_bs_ks_bytes,
-	.note = "des/bs-avx512, with des/table for runs of a few blocks",
-	.setkey = bs512_setkey_table,
-	BS512_FUNCS,
+	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32,
+	.cbc_dec = bs512_cbc_dec, .lanes = &fb_des_bs512_lanes,
 };
 
 #endif /* FB_X86 */

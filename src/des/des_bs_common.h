@@ -18,10 +18,7 @@
  * broadcast (round r, bit j: rk[48 r + j] = key bit des_bs_key_bit[48 r + j]).
  * Decryption walks the 16 rounds of a key backwards. */
 typedef struct des_bs_ks {
-	des_gfni_ks gf;     /* des/bs-avx512's short runs: des/gfni-avx512's keys */
 	uint32_t nkeys;     /* 1 (DES) or 3 (EDE) */
-	uint32_t use_table; /* the "+table" kernels: short runs go to des/table */
-	_Alignas(64) unsigned char table_ks[1024];
 	/* Last, so that a single-DES context holds one schedule, not three
 	 * (fb_des_bs_ks_bytes). */
 	_Alignas(64) uint32_t rk[][16 * 48];
@@ -35,8 +32,8 @@ static inline size_t fb_des_bs_ks_bytes(size_t keylen)
 	return sizeof(des_bs_ks) + (keylen == 8 ? 1 : 3) * sizeof(uint32_t[16 * 48]);
 }
 
-extern const fb_kernel fb_des_bs_avx512, fb_des_bs_avx512_table;
-extern const fb_kernel fb_des_bs_avx2, fb_des_bs_avx2_table;
+extern const fb_kernel fb_des_bs_avx512;
+extern const fb_kernel fb_des_bs_avx2;
 
 /* ---- des/bs-avx512's lane engine (des_bs_avx512_lanes.c) ------------------ */
 

@@ -10,10 +10,8 @@ extern const fb_kernel fb_des_table12;
 
 static const fb_kernel *const parallel[] = {
 #if FB_X86
-	&fb_des_bs_avx512_table,
 	&fb_des_bs_avx512,
 	&fb_des_gfni_avx512,
-	&fb_des_bs_avx2_table,
 	&fb_des_bs_avx2,
 #endif
 	&fb_des_table,
@@ -46,6 +44,22 @@ static const struct fb_small_row small[] = {
 	{ NULL, 0, 0 },
 };
 
+/* Short runs and tails of the bitsliced kernels, whose partial batch costs
+ * a whole one. The figures are in docs/benchmarks.md (ladder). */
+static const struct fb_ladder_row ladder[] = {
+#if FB_X86
+	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 128, 1, 0,
+	  "vpermb S-box lookups cost per block; a bitsliced batch ~6,300 ticks (3DES) at any fill" },
+	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0,
+	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)" },
+	{ &fb_des_bs_avx2, &fb_des_table, 24, 1, 8,
+	  "DES: tables win below 24 blocks against a 256-block AVX2 batch (not constant-time)" },
+	{ &fb_des_bs_avx2, &fb_des_table, 20, 1, 24,
+	  "3DES: tables win below 20 blocks (not constant-time)" },
+#endif
+	{ NULL, NULL, 0, 0, 0, NULL },
+};
+
 static int key_ok(size_t len)
 {
 	return len == 8 || len == 16 || len == 24; /* DES, 2-key and 3-key EDE */
@@ -53,6 +67,6 @@ static int key_ok(size_t len)
 
 const fb_family fb_family_des = {
 	.name = "des", .block_size = 8, .parallel = parallel, .serial = serial,
-	.small = small,
+	.small = small, .ladder = ladder,
 	.key_ok = key_ok, .strict_check = fb_des_strict_check,
 };

@@ -16,10 +16,6 @@
 
 #define TGT FB_B128_TGT
 
-/* Below this many blocks the scalar code is faster than one padded group
- * (measured: 4 blocks 820 TSC ticks scalar, 830 for a ymm group of 8). */
-#define MARS_AVX2_MIN_BLOCKS 5
-
 #define GATHER(idx, base) _mm256_i32gather_epi32((const int *)(base), idx, 4)
 
 /* Byte 0..3 of each dword as a dword index 0..255 (vpshufb for the middle
@@ -74,8 +70,6 @@ static const fb_b128_kernel mars_avx2_k = {
 	.dec = { mars_dec8, mars_dec16, mars_dec32 },
 	.ctr = mars_ctr32,
 	.cbc = mars_cbc32,
-	.narrow_max = MARS_AVX2_MIN_BLOCKS - 1,
-	.narrow = &fb_mars_portable,
 };
 FB_B128_DEFINE_MODES(mars_avx2, mars_avx2_k)
 

@@ -32,10 +32,6 @@
 
 #define TGT FB_B128_TGT
 
-/* Below this many blocks the scalar code is faster than one padded group
- * (measured: 4 blocks 820 TSC ticks scalar, 865 for a zmm group of 16). */
-#define MARS_AVX512_MIN_BLOCKS 5
-
 #define GATHER(idx, base) _mm512_i32gather_epi32(idx, base, 4)
 
 /* Byte 0..3 of each dword as a dword index 0..255 (vpshufb for the middle
@@ -77,8 +73,6 @@ static const fb_b128_kernel mars_avx512_k = {
 	.dec = { mars_dec16, mars_dec32, mars_dec64 },
 	.ctr = mars_ctr64,
 	.cbc = mars_cbc64,
-	.narrow_max = MARS_AVX512_MIN_BLOCKS - 1,
-	.narrow = &fb_mars_portable,
 };
 FB_B128_DEFINE_MODES(mars_avx512, mars_avx512_k)
 

@@ -1,12 +1,15 @@
 /*
  * ECB, CBC, CFB, CFB8, OFB, CTR and XTS over any block kernel.
  *
- * Parallel work (ECB, CBC and CFB decryption, CTR, XTS) goes to the
- * parallel kernel in chunks of up to FB_CHUNK bytes; serial chains (CBC,
- * CFB, CFB8 and OFB encryption; OFB and CFB8 either way) to the serial
- * kernel, one block at a time. All of it works in place.
+ * Parallel work (ECB, CBC and CFB decryption, CTR, XTS) goes down the
+ * context's ladder: the parallel kernel, then narrower kernels for short
+ * runs and tails (on_ladder); serial chains (CBC, CFB, CFB8 and OFB
+ * encryption; OFB and CFB8 either way) to the serial kernel, one block at
+ * a time. All of it works in place.
  */
 #include "modes.h"
+
+#define NOINLINE __attribute__((noinline))
 
 /* Large enough for the widest kernel batch (bitsliced DES: 512 blocks). */
 #define FB_CHUNK 8192
@@ -20,20 +23,65 @@ static inline size_t chunk(size_t n, unsigned bs)
 	return n < max ? n : max;
 }
 
-/* The kernel for a parallel run of n blocks: the selection's narrower
- * kernel (same schedule, src/select.c) for short runs, else par. */
-static inline const fb_kernel *par_for(const fb_state *s, size_t n)
+/* The rung for a run of n blocks, and how many of them it takes: the
+ * narrowest rung whose `below` n is under; with tails, only its whole
+ * batches when the rest is short enough for the next rung. The rest is
+ * a run of its own. */
+static inline const fb_rung *rung_for(const fb_state *s, size_t n, size_t *take)
 {
-	return n < s->narrow_below ? s->narrow : s->par;
+	const fb_rung *r = s->rung;
+	while (n < r[1].below) /* the rung after the last has below 0 */
+		r++;
+	*take = n;
+	if (r->tail_below) {
+		size_t rest = n % r->k->batch;
+		if (rest < r->tail_below)
+			*take = n - rest;
+	}
+	return r;
 }
 
-static inline void par_crypt(const fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* n blocks of one parallel mode on one rung; s->iv carries the chaining value. */
+typedef void (*step_fn)(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n);
+
+/* A run that more than one rung takes: rung by rung. */
+static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const fb_kernel *k = par_for(s, n);
-	if (s->encrypt)
-		k->encrypt(s->ks_par, out, in, n);
+	size_t bs = s->bs, m;
+	for (; n; in += m * bs, out += m * bs, n -= m) {
+		const fb_rung *r = rung_for(s, n, &m);
+		step(s, r, out, in, m);
+	}
+}
+
+/* n blocks down the ladder: the widest rung that pays, then the rest.
+ * Inlined into each caller, so that a run one rung takes whole (most
+ * runs) is one direct jump: a 64-byte AES update is about 30 TSC ticks,
+ * and a loop's set-up shows in it. */
+static inline __attribute__((always_inline)) void on_ladder(fb_state *s, step_fn step, uint8_t *out,
+							    const uint8_t *in, size_t n)
+{
+	size_t m;
+	const fb_rung *r = rung_for(s, n, &m);
+	if (m == n)
+		step(s, r, out, in, n);
 	else
-		k->decrypt(s->ks_par, out, in, n);
+		ladder_walk(s, step, out, in, n);
+}
+
+static void ecb_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	if (s->encrypt)
+		r->k->encrypt(r->ks, out, in, n);
+	else
+		r->k->decrypt(r->ks, out, in, n);
+}
+
+/* Forwards whatever the direction (keystream of CFB8 decryption). */
+static void enc_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	(void)s;
+	r->k->encrypt(r->ks, out, in, n);
 }
 
 static inline void ser_encrypt1(const fb_state *s, uint8_t *out, const uint8_t *in)
@@ -64,19 +112,16 @@ static void cbc_encrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 	}
 }
 
-static void cbc_decrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* Without the kernel's fused step: through its block function. */
+static NOINLINE void cbc_dec_generic(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
-	const fb_kernel *k = par_for(s, n);
-	if (k->cbc_dec) {
-		k->cbc_dec(s->ks_par, out, in, n, s->iv);
-		return;
-	}
+	const fb_kernel *k = r->k;
 	uint8_t tmp[FB_CHUNK], next[16];
 	size_t used = chunk(n, bs) * bs;
 	while (n) {
 		size_t m = chunk(n, bs);
-		k->decrypt(s->ks_par, tmp, in, m);
+		k->decrypt(r->ks, tmp, in, m);
 		memcpy(next, in + (m - 1) * bs, bs);
 		/* Backwards, so in place each ciphertext is read before it is overwritten. */
 		for (size_t i = m - 1; i > 0; i--)
@@ -88,23 +133,10 @@ static void cbc_decrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 	fb_wipe(tmp, used);
 }
 
-/* Whole blocks of CTR keystream XORed into in -> out; s->iv advances. */
-static void ctr_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* CTR without the kernel's fused step: counter blocks through its block function. */
+static NOINLINE void ctr_generic(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
-	const fb_kernel *k = par_for(s, n);
-	if (k->ctr32) {
-		while (n) {
-			uint64_t room = (uint64_t)1 << 32;
-			room -= fb_load32_be(s->iv + bs - 4);
-			size_t m = n < room ? n : (size_t)room;
-			k->ctr32(s->ks_par, out, in, m, s->iv);
-			if (m == room) /* the low 32 bits wrapped: carry into the rest */
-				ctr_add1(s->iv, bs - 4);
-			in += m * bs, out += m * bs, n -= m;
-		}
-		return;
-	}
 	uint8_t tmp[FB_CHUNK];
 	size_t used = chunk(n, bs) * bs;
 	while (n) {
@@ -113,23 +145,40 @@ static void ctr_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 			memcpy(tmp + i * bs, s->iv, bs);
 			ctr_add1(s->iv, bs);
 		}
-		k->encrypt(s->ks_par, tmp, tmp, m);
+		r->k->encrypt(r->ks, tmp, tmp, m);
 		fb_xor(out, in, tmp, m * bs);
 		in += m * bs, out += m * bs, n -= m;
 	}
 	fb_wipe(tmp, used);
 }
 
-/* CFB decryption of whole blocks: every keystream block is the encryption
- * of a known ciphertext block, so the kernel runs them in parallel. */
-static void cfb_decrypt_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* Whole blocks of CTR keystream XORed into in -> out; s->iv advances. */
+static void ctr_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
-	const fb_kernel *k = par_for(s, n);
-	if (k->cfb_dec) {
-		k->cfb_dec(s->ks_par, out, in, n, s->iv);
+	const fb_kernel *k = r->k;
+	if (!k->ctr32) {
+		ctr_generic(s, r, out, in, n);
 		return;
 	}
+	while (n) {
+		uint64_t room = (uint64_t)1 << 32;
+		room -= fb_load32_be(s->iv + bs - 4);
+		size_t m = n < room ? n : (size_t)room;
+		k->ctr32(r->ks, out, in, m, s->iv);
+		if (m == room) /* the low 32 bits wrapped: carry into the rest */
+			ctr_add1(s->iv, bs - 4);
+		in += m * bs, out += m * bs, n -= m;
+	}
+}
+
+/* CFB decryption of whole blocks: every keystream block is the encryption
+ * of a known ciphertext block, so the kernel runs them in parallel. Without
+ * the kernel's fused step: through its block function. */
+static NOINLINE void cfb_dec_generic(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	unsigned bs = s->bs;
+	const fb_kernel *k = r->k;
 	uint8_t tmp[FB_CHUNK];
 	size_t used = chunk(n, bs) * bs;
 	while (n) {
@@ -137,7 +186,7 @@ static void cfb_decrypt_blocks(fb_state *s, uint8_t *out, const uint8_t *in, siz
 		memcpy(tmp, s->iv, bs);
 		memcpy(tmp + bs, in, (m - 1) * bs);
 		memcpy(s->iv, in + (m - 1) * bs, bs);
-		k->encrypt(s->ks_par, tmp, tmp, m);
+		k->encrypt(r->ks, tmp, tmp, m);
 		fb_xor(out, in, tmp, m * bs);
 		in += m * bs, out += m * bs, n -= m;
 	}
@@ -155,15 +204,9 @@ static void xts_mul_alpha(uint8_t t[16])
 	fb_store64_le(t + 8, hi);
 }
 
-static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* Without the kernel's fused step: through its block function. */
+static NOINLINE void xts_generic(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const fb_kernel *k = par_for(s, n);
-	void (*fused)(const void *, uint8_t *, const uint8_t *, size_t, uint8_t *) =
-		s->encrypt ? k->xts_enc : k->xts_dec;
-	if (fused) {
-		fused(s->ks_par, out, in, n, s->iv);
-		return;
-	}
 	uint8_t tmp[FB_CHUNK], t[16];
 	size_t used = chunk(n, 16) * 16;
 	while (n) {
@@ -171,7 +214,7 @@ static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		memcpy(t, s->iv, 16);
 		for (size_t i = 0; i < m; i++, xts_mul_alpha(t))
 			fb_xor(tmp + 16 * i, in + 16 * i, t, 16);
-		par_crypt(s, tmp, tmp, m);
+		ecb_step(s, r, tmp, tmp, m);
 		for (size_t i = 0; i < m; i++, xts_mul_alpha(s->iv))
 			fb_xor(out + 16 * i, tmp + 16 * i, s->iv, 16);
 		in += m * 16, out += m * 16, n -= m;
@@ -179,12 +222,12 @@ static void xts_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 	fb_wipe(tmp, used);
 }
 
-/* One XTS block with tweak t, through the parallel kernel. */
-static void xts_one(const fb_state *s, uint8_t *out, const uint8_t *in, const uint8_t *t)
+/* One XTS block with tweak t, on the ladder's kernel for one block. */
+static void xts_one(fb_state *s, uint8_t *out, const uint8_t *in, const uint8_t *t)
 {
 	uint8_t x[16];
 	fb_xor(x, in, t, 16);
-	par_crypt(s, x, x, 1);
+	on_ladder(s, ecb_step, x, x, 1);
 	fb_xor(out, x, t, 16);
 }
 
@@ -206,10 +249,45 @@ void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r)
 
 /* ---- Chunk starts for threaded runs (threads.c) ---------------------------- */
 
-static void ecb_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* The steps: a kernel's fused path when it has one (one direct jump on
+ * the short-message path), else the generic one above. */
+static void cbc_dec_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
-	par_crypt(s, out, in, n);
+	if (r->k->cbc_dec)
+		r->k->cbc_dec(r->ks, out, in, n, s->iv);
+	else
+		cbc_dec_generic(s, r, out, in, n);
 }
+
+static void cfb_dec_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	if (r->k->cfb_dec)
+		r->k->cfb_dec(r->ks, out, in, n, s->iv);
+	else
+		cfb_dec_generic(s, r, out, in, n);
+}
+
+static void xts_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	void (*fused)(const void *, uint8_t *, const uint8_t *, size_t, uint8_t *) =
+		s->encrypt ? r->k->xts_enc : r->k->xts_dec;
+	if (fused)
+		fused(r->ks, out, in, n, s->iv);
+	else
+		xts_generic(s, r, out, in, n);
+}
+
+/* The parallel modes' runs down the ladder (fb_blocks_fn, for threads.c too). */
+#define LADDER_RUN(name, step) \
+	static void name(fb_state *s, uint8_t *out, const uint8_t *in, size_t n) \
+	{ \
+		on_ladder(s, step, out, in, n); \
+	}
+LADDER_RUN(ecb_blocks, ecb_step)
+LADDER_RUN(cbc_decrypt, cbc_dec_step)
+LADDER_RUN(ctr_blocks, ctr_step)
+LADDER_RUN(cfb_decrypt_blocks, cfb_dec_step)
+LADDER_RUN(xts_blocks, xts_step)
 
 static void no_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_t count,
 		      uint8_t (*st)[16])
@@ -377,7 +455,7 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 		for (size_t k = 0; k < m; k++)
 			memcpy(tmp + k * bs, stream + k, bs);
 		memcpy(s->iv, stream + m, bs); /* before out (may be in) is written */
-		par_for(s, m)->encrypt(s->ks_par, tmp, tmp, m);
+		on_ladder(s, enc_step, tmp, tmp, m);
 		for (size_t k = 0; k < m; k++)
 			out[k] = stream[bs + k] ^ tmp[k * bs];
 		in += m, out += m, len -= m;

@@ -9,13 +9,21 @@
 #define FB_MAGIC_READY 0x66625244u  /* initialised */
 #define FB_MAGIC_DONE 0x66624446u   /* finished: only re-init is allowed */
 
+/* A kernel of the context's ladder and its key schedule: runs of fewer
+ * than `below` blocks come here (the parallel kernel: SIZE_MAX). When
+ * the next rung takes tails (fb_family.ladder), a rest of fewer than
+ * tail_below blocks past this kernel's whole batches goes on (0: none). */
+typedef struct fb_rung {
+	const fb_kernel *k;
+	const void *ks;
+	size_t below, tail_below;
+} fb_rung;
+
 typedef struct fb_state {
 	uint32_t magic;
 	const fb_cipher *c;
 	const fb_kernel *par, *ser; /* parallel batches; serial chains */
-	const fb_kernel *narrow;    /* parallel runs of fewer than narrow_below blocks */
-	unsigned narrow_below;
-	const void *ks_par, *ks_ser, *ks_tweak;
+	const void *ks_ser, *ks_tweak;
 	enum fb_mode mode;
 	int encrypt;
 	int wide;         /* the mode runs in parallel batches on par (src/select.c) */
@@ -33,6 +41,9 @@ typedef struct fb_state {
 	int ctr_short;    /* an earlier update was shorter than ctr_cap */
 	size_t used;      /* context bytes from its start through the last key schedule */
 	unsigned threads; /* for large parallel runs: 1 = the caller's only, 0 = every CPU we may use */
+	/* rung[0]: par; then narrower, widest first; then one with below 0 */
+	fb_rung rung[2 + FB_LADDER_MAX];
+	unsigned nrungs;
 } fb_state;
 
 /* Whole blocks in n bytes. Blocks are 8 or 16 bytes, so a shift: a

@@ -273,7 +273,7 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 		return err;
 	unsigned bs = j.block_size;
 	fb_selection_query q = { c->family, mode, j.enc, SIZE_MAX, opt ? opt->flags : 0u, fb_cpu_features(),
-				 opt ? opt->impl : NULL };
+				 opt ? opt->impl : NULL, j.keylen };
 	size_t longest = 0;
 	for (size_t i = 0; i < n; i++)
 		longest = len[i] > longest ? len[i] : longest;

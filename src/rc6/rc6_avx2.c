@@ -18,10 +18,6 @@
 
 #define TGT FB_B128_TGT
 
-/* Below this many blocks the scalar code is faster than one padded group
- * (measured: 4 blocks 600 TSC ticks scalar, 625 for a ymm group of 8). */
-#define RC6_AVX2_MIN_BLOCKS 5
-
 /* t = (x * (2x + 1)) <<< 5 and its low five bits tc = t & 31. */
 #define F8(x, t, tc)                                                                  \
 	do {                                                                          \
@@ -74,8 +70,6 @@ static const fb_b128_kernel rc6_avx2_k = {
 	.dec = { rc6_dec8, rc6_dec16 },
 	.ctr = rc6_ctr16,
 	.cbc = rc6_cbc16,
-	.narrow_max = RC6_AVX2_MIN_BLOCKS - 1,
-	.narrow = &fb_rc6_portable,
 };
 FB_B128_DEFINE_MODES(rc6_avx2, rc6_avx2_k)
 

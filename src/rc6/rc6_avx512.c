@@ -29,12 +29,6 @@
 
 #define TGT FB_B128_TGT
 
-/* Tails: below 5 blocks the scalar code is faster than one padded group
- * (measured: 4 blocks 600 TSC ticks scalar, 800 for a zmm group of 16), and
- * up to 8 blocks the 8-lane ymm group of rc6/avx2 is (630 ticks); rc6/avx2
- * hands the shortest inputs on to the scalar code itself. */
-#define RC6_AVX512_YMM_BLOCKS 8
-
 /* f(x) = (x * (2x + 1)) <<< 5 */
 static inline TGT __m512i f16(__m512i x)
 {
@@ -73,8 +67,6 @@ static const fb_b128_kernel rc6_avx512_k = {
 	.dec = { rc6_dec16, rc6_dec32 },
 	.ctr = rc6_ctr32,
 	.cbc = rc6_cbc32,
-	.narrow_max = RC6_AVX512_YMM_BLOCKS,
-	.narrow = &fb_rc6_avx2,
 };
 FB_B128_DEFINE_MODES(rc6_avx512, rc6_avx512_k)
 
