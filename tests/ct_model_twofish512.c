@@ -19,9 +19,10 @@
  * and output byte) is as valid but about ten times slower under valgrind,
  * where the check runs the kernel a few thousand times.
  *
- * The same file also holds the kernel's non-constant-time sibling,
- * twofish/avx512-gfni (fewer than 7 blocks by tables): compiled alike, it
- * is the model's own negative check - valgrind must report it.
+ * The same file also holds twofish/table-avx512, the table code that
+ * twofish/avx512-gfni's ladder sends short runs to, on tables its key setup
+ * builds with the same intrinsics: compiled alike, it is the model's own
+ * negative check - valgrind must report it.
  */
 #include "ct_model_avx512.h"
 
@@ -291,10 +292,13 @@ static inline void _mm256_storeu_si256(__m256i *p, __m256i a)
 #define FB_TARGET(x)
 #define fb_twofish_avx512_gfni_ct ct_model_twofish_avx512_gfni_ct
 #define fb_twofish_avx512_gfni ct_model_twofish_avx512_gfni
+#define fb_twofish_table_avx512 ct_model_twofish_table_avx512
+#define fb_twofish_avx512_setkey_tables ct_model_twofish_avx512_setkey_tables
 #include "../src/twofish/twofish_avx512_gfni.c"
+#include "../src/twofish/twofish_table_avx512.c"
 
-/* Both need nothing natively beyond the model (the sibling's tables are
- * the portable twofish/table code). */
+/* Both need nothing natively beyond the model (the table kernel's code is
+ * the portable twofish/table's). */
 const fb_kernel *ct_model_twofish512_ct_kernel(void);
 const fb_kernel *ct_model_twofish512_ct_kernel(void)
 {
@@ -303,7 +307,7 @@ const fb_kernel *ct_model_twofish512_ct_kernel(void)
 const fb_kernel *ct_model_twofish512_tab_kernel(void);
 const fb_kernel *ct_model_twofish512_tab_kernel(void)
 {
-	return &ct_model_twofish_avx512_gfni;
+	return &ct_model_twofish_table_avx512;
 }
 #else
 const fb_kernel *ct_model_twofish512_ct_kernel(void);

@@ -40,8 +40,8 @@ static const machine machines[] = {
 		  "aes/vaes-avx2" },
 		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx512", "mars/portable", NULL, NULL, "mars/portable", NULL },
-		{ "twofish", "twofish/avx512-gfni", "twofish/avx512-gfni", "twofish/avx512-gfni-ct",
-		  "twofish/avx512-gfni-ct", NULL, NULL },
+		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512", "twofish/avx512-gfni-ct",
+		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3, {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
@@ -222,6 +222,8 @@ static void check_ladder(void)
 		{ AVX512_ALL, "mars-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "mars/portable<5" },
 		{ ZEN2, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX, "mars/portable<5" },
 		{ AVX512_ALL, "serpent-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "" },
+		{ AVX512_ALL, "twofish-256-xts", 0, 0, NULL, 32, SIZE_MAX, "twofish/table-avx512<7" },
+		{ AVX512_ALL, "twofish-128-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);

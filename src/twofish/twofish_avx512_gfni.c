@@ -26,9 +26,9 @@
  * depends on key or data (the S-boxes are looked up by register permutes,
  * short inputs run the same 32-lane code with masked loads and stores), and
  * its key setup is constant-time too (q by permutes, RS by masked XORs).
- * twofish/avx512-gfni is the same code, except that fewer than
- * TF512_SHORT blocks go to the table code (4 KB of full-keying tables built
- * at key setup), which is faster there but not constant-time.
+ * twofish/avx512-gfni is the same code on a schedule that also holds
+ * full-keying tables for twofish/table-avx512, its ladder's narrow rung
+ * (faster for short runs, not constant-time).
  */
 #include "twofish_impl.h"
 #include "twofish_tables.h"
@@ -658,18 +658,17 @@ const fb_kernel fb_twofish_avx512_gfni_ct = {
 	.xts_dec = tf512_xts_dec,
 };
 
-/* ---- twofish/avx512-gfni: short inputs by tables ----------------------------- */
+/* ---- twofish/avx512-gfni and twofish/table-avx512 -------------------------------
+ *
+ * One key setup for both: the byte tables of the SIMD code, and from them
+ * (by GF(2) affine transforms) the full-keying tables of twofish/table.
+ * twofish/avx512-gfni runs the SIMD code above on the first part; its
+ * ladder row (src/twofish/twofish_impls.c) sends short runs and single
+ * blocks to twofish/table-avx512 (twofish_table_avx512.c), which runs
+ * twofish/table's code on the second part. Sharing the setkey, they share
+ * one schedule in a context. */
 
-/* Below this many blocks the table code is faster (one SIMD step costs
- * about as much as six or seven blocks by tables, whatever its size). */
-#define TF512_SHORT 7
-
-typedef struct {
-	twofish_vperm_ks v;
-	twofish_table_ks t;
-} twofish_vperm_tab_ks;
-
-TF_AVX512 static int tf512_setkey(void *ksp, const uint8_t *key, size_t keylen)
+TF_AVX512 int fb_twofish_avx512_setkey_tables(void *ksp, const uint8_t *key, size_t keylen)
 {
 	twofish_vperm_tab_ks *ks = ksp;
 	int r = tf512_schedule(ks->v.sb, ks->v.k, key, keylen);
@@ -680,139 +679,22 @@ TF_AVX512 static int tf512_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	return r;
 }
 
-TF_AVX512 static void tf512_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
-{
-	const twofish_vperm_tab_ks *ks = ksp;
-	if (n < TF512_SHORT)
-		fb_twofish_table_encrypt(&ks->t, out, in, n);
-	else
-		tf_ecb(&ks->v, out, in, n, 0);
-}
-
-TF_AVX512 static void tf512_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
-{
-	const twofish_vperm_tab_ks *ks = ksp;
-	if (n < TF512_SHORT)
-		fb_twofish_table_decrypt(&ks->t, out, in, n);
-	else
-		tf_ecb(&ks->v, out, in, n, 1);
-}
-
-static void tf512_ctr32_short(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-			      uint8_t *ctr)
-{
-	const twofish_vperm_tab_ks *ks = ksp;
-	uint8_t blk[16 * TF512_SHORT] = { 0 };
-	uint32_t c = fb_load32_be(ctr + 12);
-	for (size_t i = 0; i < n; i++) {
-		memcpy(blk + 16 * i, ctr, 12);
-		fb_store32_be(blk + 16 * i + 12, c + (uint32_t)i);
-	}
-	fb_twofish_table_encrypt(&ks->t, blk, blk, n);
-	for (size_t i = 0; i < 16 * n; i++)
-		out[i] = in[i] ^ blk[i];
-	fb_store32_be(ctr + 12, c + (uint32_t)n);
-}
-
-static void tf512_cbc_dec_short(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-				uint8_t *iv)
-{
-	const twofish_vperm_tab_ks *ks = ksp;
-	uint8_t p[16 * TF512_SHORT], prev[16];
-	fb_twofish_table_decrypt(&ks->t, p, in, n);
-	memcpy(prev, iv, 16);
-	memcpy(iv, in + 16 * (n - 1), 16);
-	for (size_t i = 0; i < 16 * n; i++)
-		p[i] ^= i < 16 ? prev[i] : in[i - 16];
-	memcpy(out, p, 16 * n);
-}
-
-TF_AVX512 static void tf512_ctr32_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-				      uint8_t *ctr)
-{
-	if (n < TF512_SHORT)
-		tf512_ctr32_short(ksp, out, in, n, ctr);
-	else
-		tf512_ctr32(&((const twofish_vperm_tab_ks *)ksp)->v, out, in, n, ctr);
-}
-
-TF_AVX512 static void tf512_cbc_dec_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-					uint8_t *iv)
-{
-	if (n == 0)
-		return;
-	if (n < TF512_SHORT)
-		tf512_cbc_dec_short(ksp, out, in, n, iv);
-	else
-		tf512_cbc_dec(&((const twofish_vperm_tab_ks *)ksp)->v, out, in, n, iv);
-}
-
-/* XTS of n < TF512_SHORT blocks by tables. */
-static void tf512_xts_short(const twofish_vperm_tab_ks *ks, uint8_t *out, const uint8_t *in,
-			    size_t n, uint8_t *tweak, int dec)
-{
-	uint64_t lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8);
-	uint8_t x[16 * TF512_SHORT] = { 0 }, t[16 * TF512_SHORT];
-	for (size_t i = 0; i < n; i++) {
-		fb_store64_le(t + 16 * i, lo);
-		fb_store64_le(t + 16 * i + 8, hi);
-		tf_xts_alpha(&lo, &hi);
-	}
-	for (size_t i = 0; i < 16 * n; i++)
-		x[i] = in[i] ^ t[i];
-	if (dec)
-		fb_twofish_table_decrypt(&ks->t, x, x, n);
-	else
-		fb_twofish_table_encrypt(&ks->t, x, x, n);
-	for (size_t i = 0; i < 16 * n; i++)
-		out[i] = x[i] ^ t[i];
-	fb_store64_le(tweak, lo);
-	fb_store64_le(tweak + 8, hi);
-	fb_wipe(x, sizeof x);
-}
-
-TF_AVX512 static void tf512_xts_enc_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-					uint8_t *tweak)
-{
-	const twofish_vperm_tab_ks *ks = ksp;
-	if (n < TF512_SHORT)
-		tf512_xts_short(ks, out, in, n, tweak, 0);
-	else
-		tf_xts(&ks->v, out, in, n, tweak, 0);
-}
-
-TF_AVX512 static void tf512_xts_dec_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-					uint8_t *tweak)
-{
-	const twofish_vperm_tab_ks *ks = ksp;
-	if (n < TF512_SHORT)
-		tf512_xts_short(ks, out, in, n, tweak, 1);
-	else
-		tf_xts(&ks->v, out, in, n, tweak, 1);
-}
-
-static void tf512_cbc_enc_tab(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	fb_twofish_table_cbc_enc(&((const twofish_vperm_tab_ks *)ksp)->t, out, in, n, iv);
-}
-
 const fb_kernel fb_twofish_avx512_gfni = {
 	.name = "twofish/avx512-gfni",
 	.family = "twofish",
 	.block_size = 16,
 	.cpu_needs = TWOFISH_AVX512_NEEDS,
-	.constant_time = 0,
+	.constant_time = 0, /* its schedule holds twofish/table-avx512's tables */
 	.batch = 64,
 	.ks_size = sizeof(twofish_vperm_tab_ks),
-	.note = "64 blocks: S-boxes by vpermt2b on byte tables, MDS by gf2p8affineqb; < 7 blocks by tables",
-	.setkey = tf512_setkey,
-	.encrypt = tf512_encrypt,
-	.decrypt = tf512_decrypt,
-	.ctr32 = tf512_ctr32_tab,
-	.cbc_dec = tf512_cbc_dec_tab,
-	.cbc_enc = tf512_cbc_enc_tab,
-	.xts_enc = tf512_xts_enc_tab,
-	.xts_dec = tf512_xts_dec_tab,
+	.note = "twofish/avx512-gfni-ct's code, keyed with tables for its ladder's short runs",
+	.setkey = fb_twofish_avx512_setkey_tables,
+	.encrypt = tf512ct_encrypt,
+	.decrypt = tf512ct_decrypt,
+	.ctr32 = tf512_ctr32,
+	.cbc_dec = tf512_cbc_dec,
+	.xts_enc = tf512_xts_enc,
+	.xts_dec = tf512_xts_dec,
 };
 
 #endif /* FB_X86 */

@@ -39,12 +39,22 @@ int fb_twofish_table_setkey(void *ks, const uint8_t *key, size_t keylen);
 void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
+void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 
 extern const fb_kernel fb_twofish_table;
 
 #if FB_X86
+/* twofish/avx512-gfni and twofish/table-avx512: one schedule, the byte
+ * tables of the SIMD code and the full-keying tables made from them. */
+typedef struct twofish_vperm_tab_ks {
+	twofish_vperm_ks v; /* first: the SIMD entry points read it at ks */
+	twofish_table_ks t;
+} twofish_vperm_tab_ks;
+int fb_twofish_avx512_setkey_tables(void *ks, const uint8_t *key, size_t keylen);
+
 /* x86 only: the SIMD kernels. */
-extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct;
+extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct,
+	fb_twofish_table_avx512;
 #define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
 			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
 #endif

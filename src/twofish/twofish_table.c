@@ -253,6 +253,31 @@ void fb_twofish_table_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, 
 	fb_store32_le(iv + 12, x3);
 }
 
+/* CBC decryption: eight blocks at a time through the two-way decryption
+ * above, into a small buffer, then XORed with the ciphertext before them
+ * (in place, each is read before it is overwritten). */
+void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	uint8_t p[8 * 16];
+	uint64_t prev[2], c[2];
+	memcpy(prev, iv, 16);
+	while (n) {
+		size_t m = n < 8 ? n : 8;
+		fb_twofish_table_decrypt(ks, p, in, m);
+		for (size_t i = 0; i < m; i++, in += 16, out += 16) {
+			uint64_t x[2];
+			memcpy(c, in, 16); /* before an in-place overwrite */
+			memcpy(x, p + 16 * i, 16);
+			x[0] ^= prev[0], x[1] ^= prev[1];
+			memcpy(out, x, 16);
+			prev[0] = c[0], prev[1] = c[1];
+		}
+		n -= m;
+	}
+	memcpy(iv, prev, 16);
+	fb_wipe(p, sizeof p);
+}
+
 const fb_kernel fb_twofish_table = {
 	.name = "twofish/table",
 	.family = "twofish",
@@ -266,4 +291,5 @@ const fb_kernel fb_twofish_table = {
 	.encrypt = fb_twofish_table_encrypt,
 	.decrypt = fb_twofish_table_decrypt,
 	.cbc_enc = fb_twofish_table_cbc_enc,
+	.cbc_dec = fb_twofish_table_cbc_dec,
 };
