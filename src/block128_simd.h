@@ -107,6 +107,24 @@ static inline void fb_b128_cbc_finish(uint8_t *out, const uint8_t *d, const uint
 		fb_wipe(x_, sizeof x_);                                                       \
 	}
 
+/* The matching CBC decryption for a scalar kernel whose decrypt(ks, out,
+ * in, n) is dec: up to 16 blocks at a time into a small buffer, then
+ * fb_b128_cbc_finish. The fused step that short runs of the SIMD kernels'
+ * ladders reach: it spares them the drive layer's 8 KB generic buffer. */
+#define FB_B128_CBC_DEC(name, dec)                                                            \
+	static void name(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{                                                                                     \
+		uint8_t d_[16 * 16];                                                          \
+		size_t used_ = 16 * (n < 16 ? n : 16);                                        \
+		while (n) {                                                                   \
+			size_t m_ = n < 16 ? n : 16;                                          \
+			dec(ksp, d_, in, m_);                                                 \
+			fb_b128_cbc_finish(out, d_, in, m_, iv);                              \
+			in += 16 * m_, out += 16 * m_, n -= m_;                               \
+		}                                                                             \
+		fb_wipe(d_, used_);                                                           \
+	}
+
 #endif /* FB_BLOCK128_SIMD_H */
 
 /* ======================= SIMD part (x86 only) ========================== */

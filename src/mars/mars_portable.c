@@ -247,6 +247,7 @@ void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, s
 }
 
 FB_B128_CBC_ENC(mars_cbc_enc, , ((const fb_mars_ks *)ksp)->k, mars_encrypt_block)
+FB_B128_CBC_DEC(mars_cbc_dec, fb_mars_decrypt_portable)
 
 const fb_kernel fb_mars_portable = {
 	.name = "mars/portable",
@@ -261,6 +262,6 @@ const fb_kernel fb_mars_portable = {
 	.encrypt = fb_mars_encrypt_portable,
 	.decrypt = fb_mars_decrypt_portable,
 	.ctr32 = NULL,
-	.cbc_dec = NULL,
+	.cbc_dec = mars_cbc_dec,
 	.cbc_enc = mars_cbc_enc,
 };

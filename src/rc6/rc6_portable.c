@@ -131,6 +131,7 @@ void fb_rc6_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, si
 }
 
 FB_B128_CBC_ENC(rc6_cbc_enc, , ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_block)
+FB_B128_CBC_DEC(rc6_cbc_dec, fb_rc6_decrypt_portable)
 
 const fb_kernel fb_rc6_portable = {
 	.name = "rc6/portable",
@@ -145,6 +146,6 @@ const fb_kernel fb_rc6_portable = {
 	.encrypt = fb_rc6_encrypt_portable,
 	.decrypt = fb_rc6_decrypt_portable,
 	.ctr32 = NULL,
-	.cbc_dec = NULL,
+	.cbc_dec = rc6_cbc_dec,
 	.cbc_enc = rc6_cbc_enc,
 };

@@ -27,6 +27,8 @@ static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512, 7, 1, 0,
 	  "one 64-lane SIMD step costs about as much as six or seven blocks by tables" },
+	{ &fb_twofish_avx2, &fb_twofish_table, 8, 1, 0,
+	  "twofish/avx2 works in groups of 8 blocks; shorter runs and tails go by tables (same schedule)" },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
