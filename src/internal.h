@@ -67,11 +67,10 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *    out == in must work; otherwise the buffers do not overlap. A kernel
  *    with a wide natural batch finishes a partial batch itself (masked or
  *    padded lanes, or block by block), never by reading or writing past
- *    the n blocks, so that
- *    a forced kernel runs every length. Whether a narrower kernel should
- *    take short runs or tails is not the kernel's choice: it is a row of
- *    the family's ladder. A kernel never checks the CPU and never calls
- *    another kernel.
+ *    the n blocks, so that a forced kernel runs every length. Whether a
+ *    narrower kernel should take short runs or tails is not the kernel's
+ *    choice: it is a row of the family's ladder. A kernel never checks
+ *    the CPU and never calls another kernel.
  *  - No state is written outside ks during setkey and none at all after.
  *  - Optional fused paths (may be NULL; the mode layer has generic ones):
  *    ctr32() XORs the keystream of nblocks counter blocks into in -> out.
