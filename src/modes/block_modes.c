@@ -280,7 +280,8 @@ static void xts_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t 
 
 /* The parallel modes' runs down the ladder (fb_blocks_fn, for threads.c too). */
 #define LADDER_RUN(name, step) \
-	static void name(fb_state *s, uint8_t *out, const uint8_t *in, size_t n) \
+	static inline __attribute__((always_inline)) void name(fb_state *s, uint8_t *out, \
+							       const uint8_t *in, size_t n) \
 	{ \
 		on_ladder(s, step, out, in, n); \
 	}
