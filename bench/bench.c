@@ -227,8 +227,8 @@ static void print_text_header(void)
 static void print_text_row(bench *b, const row *r)
 {
 	char impl[64];
-	if (r->parallel_impl && !strcmp(r->impl, "default"))
-		snprintf(impl, sizeof(impl), "default=%s", r->parallel_impl);
+	if (r->parallel_impl && !strncmp(r->impl, "default", 7))
+		snprintf(impl, sizeof(impl), "%s=%s", r->impl, r->parallel_impl);
 	else
 		snprintf(impl, sizeof(impl), "%s", r->impl);
 	char size[24];
@@ -378,18 +378,20 @@ static int size_ok(const bench_alg *a, size_t size)
 	return 1;
 }
 
+/* impl NULL: the library's own choice; with ct, under FB_FLAG_CONSTANT_TIME
+ * (the fastest constant-time ladder, row "default-ct"). */
 static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
-				   const fb_impl_info *info)
+				   const fb_impl_info *info, int ct)
 {
 	row r = { 0 };
 	r.library = "fastblock";
 	r.version = FASTBLOCK_VERSION;
-	r.impl = impl ? impl : "default";
+	r.impl = impl ? impl : ct ? "default-ct" : "default";
 	r.cipher = cd->alg.name;
 	r.op = cd->op;
 	r.block = cd->alg.block;
 	r.streams = 1;
-	r.constant_time = info ? info->constant_time : -1;
+	r.constant_time = info ? info->constant_time : ct ? 1 : -1;
 	r.status = "ok";
 
 	fb_run fr = { 0 };
@@ -401,6 +403,7 @@ static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
 	fr.iv = cd->iv;
 	fr.opt.padding = FB_PAD_NONE;
 	fr.opt.impl = impl;
+	fr.opt.flags = ct ? FB_FLAG_CONSTANT_TIME : 0;
 
 	int e = fb_run_init(&fr, fr.keys[0]);
 	if (e == FB_ERR_IMPL_UNAVAILABLE || e == FB_ERR_NOT_CONSTANT_TIME)
@@ -703,14 +706,16 @@ static void bench_case(bench *b, const fb_cipher *c, enum fb_direction dir)
 
 	const char *only = b->o.impl;
 	if (!only || !strcasecmp(only, "default"))
-		measure_fastblock_impl(b, &cd, NULL, NULL);
+		measure_fastblock_impl(b, &cd, NULL, NULL, 0);
+	if (only && !strcasecmp(only, "default-ct"))
+		measure_fastblock_impl(b, &cd, NULL, NULL, 1);
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++) {
 		if (!info.supported || strcmp(info.family, fb_cipher_family(c)))
 			continue;
 		if (only && strcasecmp(only, info.name))
 			continue;
-		measure_fastblock_impl(b, &cd, info.name, &info);
+		measure_fastblock_impl(b, &cd, info.name, &info, 0);
 	}
 	if (is_multi && (!only || !strncasecmp(only, "multi", 5)))
 		for (size_t i = 0; i < sizeof(multi_streams) / sizeof(multi_streams[0]); i++)

@@ -215,6 +215,67 @@ def pc2_tables():
     return tabs
 
 
+# ---- tables for src/des/des_rotate.c (constant time) ---------------------------
+#
+# des/rotate reads no table at a secret index. Each of the 4 output bits
+# of S-box j (in des_sp's rotated, P-permuted form: bit p of the round
+# output) is a 64-entry truth table T, kept as W = rol64(T, p): then
+# ror64(W, v) has T[v] at bit p, and masking bit p places it. The round
+# keys are des/table's (KX, KY), built bit by bit from public positions.
+
+def rot64(x, n):
+    n %= 64
+    return ((x >> n) | (x << (64 - n))) & 0xFFFFFFFFFFFFFFFF
+
+
+def rot_tables():
+    """(W, M) per S-box: 4 rotated truth tables and their output masks."""
+    sp = sp_tables()
+    ws, ms = [], []
+    for j in range(8):
+        bits = sorted({p for v in range(64) for p in range(32) if (sp[j][v] >> p) & 1})
+        assert len(bits) == 4
+        ws.append([rot64(sum(((sp[j][v] >> p) & 1) << v for v in range(64)), -p) for p in bits])
+        ms.append([1 << p for p in bits])
+    return ws, ms
+
+
+def key_bit_sources():
+    """src[r][b]: which bit of the key, as a big-endian 64-bit word (bit
+    63 = the top bit of byte 0), is bit b (PC-2 order) of round key r."""
+    src = []
+    c = [PC1[i] for i in range(28)]      # key bit numbers (1-based, FIPS) in C
+    d = [PC1[i] for i in range(28, 56)]
+    for s in SHIFTS:
+        c, d = c[s:] + c[:s], d[s:] + d[:s]
+        cd = c + d
+        src.append([64 - cd[PC2[b] - 1] for b in range(48)])
+    return src
+
+
+def model_rot_encrypt(key, block):
+    """des/rotate's round and key schedule, modelled."""
+    ws, ms = rot_tables()
+    src, dst = key_bit_sources(), key_bit_positions()
+    rks = []
+    for r in range(16):
+        k = 0
+        for b in range(48):
+            k |= ((key >> src[r][b]) & 1) << dst[b]
+        rks.append((k >> 32, k & 0xFFFFFFFF))
+    x = permute(block, 64, IP)
+    l, r = ror32(x >> 32, 3), ror32(x & 0xFFFFFFFF, 3)
+    for kx, ky in rks:
+        xx, yy = r ^ kx, rol32(r, 4) ^ ky
+        f = 0
+        for j in range(1, 9):
+            v = field_of(xx if j % 2 else yy, j)
+            for w, m in zip(ws[j - 1], ms[j - 1]):
+                f |= rot64(w, v) & m
+        l, r = r, l ^ f
+    return permute((rol32(r, 3) << 32) | rol32(l, 3), 64, FP)
+
+
 def model_encrypt(key, block):
     """The C code's algorithm, modelled with the generated tables, must
     equal the reference DES: checks every derivation above."""
@@ -295,6 +356,7 @@ def self_check():
         k, b = rnd.getrandbits(64), rnd.getrandbits(64)
         assert model_encrypt(k, b) == des_ref(k, b)
         assert model64_encrypt(k, b) == des_ref(k, b)
+        assert model_rot_encrypt(k, b) == des_ref(k, b)
 
 
 def c_array(name, ctype, rows, fmt):
@@ -333,6 +395,17 @@ def render():
         "#define DES_FP(l, r) (" + ", ".join(f"DES_SWAP({a}, {b}, {n}, 0x{m:08x}u)" for a, b, n, m in IP_SWAPS[::-1]) + ")",
         "",
         "static const uint8_t des_shifts[16] = {" + ", ".join(map(str, SHIFTS)) + "};",
+        "",
+        "/* des/rotate: S-box j's 4 output bits as truth tables rotated left by",
+        "   their bit p in des_sp's form; ror64(W, v) & M is that bit of des_sp[j][v]. */",
+        c_array("des_rot_w", "uint64_t", rot_tables()[0], "0x{:016x}ull"),
+        c_array("des_rot_m", "uint32_t", rot_tables()[1], "0x{:08x}u"),
+        "",
+        "/* des/rotate's key schedule: bit b (PC-2 order) of round key r is bit",
+        "   des_ks_src[r][b] of the key as a big-endian 64-bit word, and goes to",
+        "   bit des_ks_dst[b] of KX<<32 | KY. */",
+        c_array("des_ks_src", "uint8_t", key_bit_sources(), "{}"),
+        "static const uint8_t des_ks_dst[48] = {" + ", ".join(map(str, key_bit_positions())) + "};",
         "",
         "#endif",
         "",

@@ -85,6 +85,7 @@ if(VALGRIND AND VALGRIND_INCLUDE AND NOT FB_SANITIZE)
   # The other leaks the check must see: a secret-indexed load (in decrypt)
   # and a secret branch in setkey, on AES-NI, AVX2 and modelled VAES kernels.
   foreach(k load:aes/aesni load:serpent/avx2 setkey:rc6/avx2 setkey:aes/ct64 load:aes/vaes-avx2
+          load:des/rotate setkey:des/rotate branch:des/rotate
           branch:aes/vaes-avx2 load:rc6/avx512 setkey:serpent/avx512 load:aes/vaes-avx512)
     string(REGEX REPLACE "[/:]" "_" kn ${k})
     string(REGEX REPLACE ":.*" "" how ${k})

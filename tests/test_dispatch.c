@@ -34,7 +34,7 @@ typedef struct {
 
 static const machine machines[] = {
 	{ "AVX-512 + GFNI + VAES (Sapphire Rapids, Zen 4)", AVX512_ALL, {
-		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/bs-avx512", "des/table",
+		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
 		  "aes/vaes-avx2" },
@@ -44,28 +44,28 @@ static const machine machines[] = {
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3, {
-		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", NULL },
 		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL, "twofish/table", NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
 	{ "AVX2 + AES-NI only, slow gathers (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER, {
-		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", NULL },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/table", "twofish/table", NULL, NULL, NULL, NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {
-		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/bs-avx2", "des/table", NULL },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", NULL },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL, "twofish/table", NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
 	{ "portable (no SIMD)", 0, {
-		{ "des", "des/table", "des/table64", NULL, NULL, NULL, NULL },
+		{ "des", "des/table", "des/table64", "des/rotate", "des/rotate", NULL, NULL },
 		{ "aes", "aes/ct64", "aes/ct64", "aes/ct64", "aes/ct64", NULL, NULL },
 		{ "rc6", "rc6/portable", "rc6/portable", "rc6/portable", "rc6/portable", NULL, NULL },
 		{ "mars", "mars/portable", "mars/portable", NULL, NULL, NULL, NULL },

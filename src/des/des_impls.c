@@ -7,6 +7,7 @@
 
 extern const fb_kernel fb_des_table64;
 extern const fb_kernel fb_des_table12;
+extern const fb_kernel fb_des_rotate;
 
 static const fb_kernel *const parallel[] = {
 #if FB_X86
@@ -16,17 +17,25 @@ static const fb_kernel *const parallel[] = {
 #endif
 	&fb_des_table,
 	&fb_des_table64,
+	&fb_des_rotate, /* constant time on a CPU without AVX2 */
 	NULL,
 };
 
 /* For one stream's chain (CBC, CFB, OFB encryption): des/table64 chains
  * CBC in its own form and keeps the key XOR off the latency chain, so it
  * has the shortest round; des/table12's 64 KB of tables overflow L1 (the
- * figures are in docs/benchmarks.md). */
+ * figures are in docs/benchmarks.md). Under FB_FLAG_CONSTANT_TIME the
+ * table kernels drop out and des/gfni-avx512 takes the chain: one block
+ * costs one 8-block vpermb group, against a whole 512-lane batch on
+ * des/bs-avx512 (3DES-CBC encryption ~15x slower there). */
 static const fb_kernel *const serial[] = {
 	&fb_des_table64,
 	&fb_des_table,
 	&fb_des_table12,
+#if FB_X86
+	&fb_des_gfni_avx512,
+#endif
+	&fb_des_rotate,
 	NULL,
 };
 
