@@ -5,10 +5,16 @@
  *    TDES (tests/vectors/cmac, the directory given as the argument); and
  *    random messages against OpenSSL's EVP_MAC "CMAC" for AES-128/192/256
  *    and two- and three-key Triple-DES, one-shot and in random splits;
- *  - CBC-MAC (ISO/IEC 9797-1 alg 1, padding 1, 2, 3): the last block of
+ *  - CBC-MAC (ISO/IEC 9797-1 alg 1) and the retail MAC (alg 3, ANSI
+ *    X9.19): the published vectors of tests/vectors/mac/retail_cbcmac.txt
+ *    (the second argument; ISO/IEC 9797-1 Annex B, ICAO 9303, Botan,
+ *    Bouncy Castle, pyemv, psec: see SOURCE.txt there), one-shot and
+ *    streamed;
+ *  - CBC-MAC (padding 1, 2, 3), random messages: the last block of
  *    OpenSSL's CBC encryption of the padded message, zero IV;
- *  - retail MAC (alg 3): an independent composition with OpenSSL EVP:
- *    DES-CBC under K1 over the padded message, then D(K2), E(K3);
+ *  - retail MAC, random messages and two- and three-key keys: an
+ *    independent composition with OpenSSL EVP: DES-CBC under K1 over the
+ *    padded message, then D(K2), E(K3);
  *  - KCV: OpenSSL's ECB encryption of a zero block;
  *  - random DES keys: parity, no weak part, distinct;
  *  - bad input: the documented error and no output.
@@ -389,6 +395,105 @@ static void cavp(const char *dir)
 	}
 }
 
+/* One record of tests/vectors/mac/retail_cbcmac.txt, filled line by line. */
+typedef struct mac_rec {
+	char alg[16], cipher[32];
+	int pad, line;
+	uint8_t key[32], msg[512], mac[16];
+	size_t kl, ml, tl;
+} mac_rec;
+
+#define MAC_FILE_RECORDS 117
+
+/* Strict hex into at most cap bytes: 0 on odd length, a bad digit or overflow. */
+static int hex_strict(const char *h, uint8_t *out, size_t cap, size_t *n)
+{
+	size_t len = strlen(h);
+	if (len % 2 || len / 2 > cap || strspn(h, "0123456789abcdefABCDEF") != len)
+		return 0;
+	hexin(h, out, n);
+	return 1;
+}
+
+/* Stores the field `name = v`; 0 when the name is unknown or v malformed. */
+static int mac_rec_field(mac_rec *r, const char *name, const char *v)
+{
+	if (!strcmp(name, "alg"))
+		return snprintf(r->alg, sizeof r->alg, "%s", v) < (int)sizeof r->alg;
+	if (!strcmp(name, "cipher"))
+		return snprintf(r->cipher, sizeof r->cipher, "%s", v) < (int)sizeof r->cipher;
+	if (!strcmp(name, "pad"))
+		return (r->pad = atoi(v)) >= 1 && r->pad <= 3;
+	if (!strcmp(name, "key"))
+		return hex_strict(v, r->key, sizeof r->key, &r->kl);
+	if (!strcmp(name, "msg"))
+		return hex_strict(v, r->msg, sizeof r->msg, &r->ml);
+	if (!strcmp(name, "mac"))
+		return hex_strict(v, r->mac, sizeof r->mac, &r->tl) && r->tl > 0;
+	return 0;
+}
+
+/* The record's MAC one-shot and, for methods 1 and 2, streamed in random
+ * pieces: both must give the published bytes. */
+static void mac_rec_check(tu_rng *rng, const mac_rec *r, const char *path)
+{
+	int retail = !strcmp(r->alg, "retail");
+	enum fb_mac_alg alg = retail ? FB_MAC_RETAIL : FB_MAC_CBC;
+	const fb_cipher *c = fb_cipher_by_name(r->cipher);
+	uint8_t got[16], split[16];
+	int known = retail || !strcmp(r->alg, "cbc-mac");
+	int rc = fb_mac(alg, c, r->key, r->kl, (enum fb_mac_pad)r->pad, r->msg, r->ml, got, r->tl);
+	tu_check(&st, known && c && rc == FB_OK && !memcmp(got, r->mac, r->tl),
+		 "%s:%d: %s %s pad %d, %zu-byte message: rc %d or a different MAC", path, r->line, r->alg,
+		 r->cipher, r->pad, r->ml, rc);
+	if (r->pad == 3)
+		return;
+	rc = fb_mac_split(rng, alg, c, r->key, r->kl, (enum fb_mac_pad)r->pad, r->msg, r->ml, split, r->tl);
+	tu_check(&st, known && c && rc == FB_OK && !memcmp(split, r->mac, r->tl), "%s:%d: streamed: rc %d",
+		 path, r->line, rc);
+}
+
+/* One line of the file into r; checks r when the line completes it (the
+ * mac line). Returns 1 for a completed record. */
+static int mac_file_line(tu_rng *rng, mac_rec *r, char *line, const char *path, int ln)
+{
+	char *eq = strstr(line, " = ");
+	if (line[0] == '#' || !line[0])
+		return 0;
+	if (eq)
+		*eq = 0;
+	if (!eq || !mac_rec_field(r, line, eq + 3)) {
+		tu_fail(&st, "%s:%d: malformed line", path, ln);
+		return 0;
+	}
+	if (!r->line)
+		r->line = ln;
+	if (strcmp(line, "mac"))
+		return 0;
+	mac_rec_check(rng, r, path);
+	memset(r, 0, sizeof *r);
+	return 1;
+}
+
+/* Every record of the retail MAC / CBC-MAC file (sources in SOURCE.txt
+ * beside it); fails unless exactly MAC_FILE_RECORDS are read and match. */
+static void mac_file(tu_rng *rng, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1200];
+	mac_rec r = { .line = 0 };
+	size_t n = 0;
+	for (int ln = 1; f && fgets(line, sizeof line, f); ln++) {
+		line[strcspn(line, "\r\n")] = 0;
+		n += (size_t)mac_file_line(rng, &r, line, path, ln);
+	}
+	tu_check(&st, f != NULL, "cannot open %s", path);
+	tu_check(&st, n == MAC_FILE_RECORDS, "%s: %zu records checked, want %d", path, n, MAC_FILE_RECORDS);
+	printf("retail MAC / CBC-MAC vectors: %zu records\n", n);
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	double t0 = tu_now();
@@ -401,6 +506,8 @@ int main(int argc, char **argv)
 	rfc4493();
 	if (argc > 1)
 		cavp(argv[1]);
+	if (tu_check(&st, argc > 2, "usage: test_mac CMAC_DIR MAC_VECTOR_FILE (no vector file given)"))
+		mac_file(&r, argv[2]);
 	random_cmac(&r);
 	random_cbc_retail(&r);
 	kcv_and_keys(&r);
