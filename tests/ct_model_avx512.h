@@ -286,4 +286,62 @@ static inline __m128i _mm512_castsi512_si128(__m512i a)
 	return r;
 }
 
+/* For mars/permute-avx512. Indices and masks here come from secret data,
+ * so lanes are chosen by masks over every candidate, never by an address
+ * or a branch. */
+static inline uint32_t ct_model_eq(uint32_t a, uint32_t b) /* all ones iff a == b */
+{
+	uint32_t x = a ^ b;
+	return 0u - (((x | (0u - x)) >> 31) ^ 1u);
+}
+/* vpermi2d: lane i gets entry idx & 31 of a (0-15) followed by b (16-31). */
+static inline __m512i _mm512_permutex2var_epi32(__m512i a, __m512i idx, __m512i b)
+{
+	__m512i r;
+	for (int i = 0; i < 16; i++) {
+		uint32_t v = 0, t = idx.d[i] & 31u;
+		for (uint32_t j = 0; j < 16; j++)
+			v |= (a.d[j] & ct_model_eq(j, t)) | (b.d[j] & ct_model_eq(j + 16, t));
+		r.d[i] = v;
+	}
+	return r;
+}
+static inline __m512i _mm512_mask_blend_epi32(__mmask16 k, __m512i a, __m512i b)
+{
+	for (int i = 0; i < 16; i++) {
+		uint32_t m = 0u - (uint32_t)(k >> i & 1);
+		a.d[i] = (a.d[i] & ~m) | (b.d[i] & m);
+	}
+	return a;
+}
+static inline __mmask16 _mm512_test_epi32_mask(__m512i a, __m512i b)
+{
+	uint32_t k = 0;
+	for (int i = 0; i < 16; i++) {
+		uint32_t x = a.d[i] & b.d[i];
+		k |= ((x | (0u - x)) >> 31) << i;
+	}
+	return (__mmask16)k;
+}
+/* shifts and rotations by constants */
+static inline __m512i _mm512_srli_epi32(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 16; i++)
+		a.d[i] = n > 31 ? 0 : a.d[i] >> n;
+	return a;
+}
+static inline __m512i _mm512_ror_epi32(__m512i a, int n)
+{
+	return _mm512_rol_epi32(a, (32 - n) & 31);
+}
+/* vpgatherdd, as the hardware does it: a load per lane at base + 4 * idx
+ * (secret for mars/avx512, whose model must be reported). */
+static inline __m512i _mm512_i32gather_epi32(__m512i idx, const void *base, int scale)
+{
+	__m512i r;
+	for (int i = 0; i < 16; i++)
+		memcpy(&r.d[i], (const uint8_t *)base + (size_t)scale * idx.d[i], 4);
+	return r;
+}
+
 #endif

@@ -193,17 +193,7 @@ static inline __m512i _mm512_add_epi8(__m512i a, __m512i b)
 		a.b[i] = (uint8_t)(a.b[i] + b.b[i]);
 	return a;
 }
-static inline __m512i _mm512_ror_epi32(__m512i a, int n)
-{
-	return _mm512_rol_epi32(a, (32 - n) & 31);
-}
-/* shifts by constants */
-static inline __m512i _mm512_srli_epi32(__m512i a, unsigned n)
-{
-	for (int i = 0; i < 16; i++)
-		a.d[i] = n > 31 ? 0 : a.d[i] >> n;
-	return a;
-}
+/* shifts by constants (ror and srli: ct_model_avx512.h) */
 static inline __m512i _mm512_slli_epi64(__m512i a, unsigned n)
 {
 	for (int i = 0; i < 8; i++)

@@ -641,14 +641,16 @@ const fb_kernel *ct_model_serpent_avx512_kernel(void);
 const fb_kernel *ct_model_vaes_avx512_kernel(void);
 const fb_kernel *ct_model_twofish512_ct_kernel(void);
 const fb_kernel *ct_model_twofish512_tab_kernel(void);
-#define MAXMODELS 8
+const fb_kernel *ct_model_mars_permute_kernel(void);
+const fb_kernel *ct_model_mars_gather_kernel(void);
+#define MAXMODELS 10
 static const fb_kernel *models[MAXMODELS];
 static size_t nmodels;
 
 /* Modelled kernels that do not claim constant time, run only by name: a
  * model of a table-based sibling must be reported, as des/table is natively
  * (twofish/avx512-gfni: its short runs use the full-keying tables). */
-static const fb_kernel *contrast_models[2];
+static const fb_kernel *contrast_models[3];
 
 static void models_init(void)
 {
@@ -664,7 +666,10 @@ static void models_init(void)
 		models[nmodels++] = ct_model_vaes_avx512_kernel();
 	if (ct_model_twofish512_ct_kernel())
 		models[nmodels++] = ct_model_twofish512_ct_kernel();
+	if (ct_model_mars_permute_kernel())
+		models[nmodels++] = ct_model_mars_permute_kernel();
 	contrast_models[0] = ct_model_twofish512_tab_kernel();
+	contrast_models[1] = ct_model_mars_gather_kernel();
 }
 
 static const fb_kernel *model_by_name(const char *name)

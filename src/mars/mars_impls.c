@@ -5,6 +5,7 @@ static const fb_kernel *const parallel[] = {
 #if FB_X86
 	&fb_mars_avx512,
 	&fb_mars_avx2,
+	&fb_mars_permute_avx512, /* constant time: for FB_FLAG_CONSTANT_TIME */
 #endif
 	&fb_mars_portable,
 	NULL,

@@ -10,61 +10,14 @@
 #define S0(x) fb_mars_sbox[(x) & 0xff]
 #define S1(x) fb_mars_sbox[256 + ((x) & 0xff)]
 
-/* Fixes a multiplication key w = K[i] (i = 5, 7, ..., 35): forces its two
- * low bits to 1 and breaks every run of 10 or more equal bits by xoring in
- * one of the patterns B[] = S[265..268], rotated by the low five bits of
- * r = K[i-1], at the bits inside the run (the run's two end bits, and bits
- * 0, 1 and 31, are never changed). */
-static uint32_t mars_fix_key(uint32_t w, uint32_t r)
+static inline __attribute__((always_inline)) uint32_t sbox_table(uint32_t i)
 {
-	const uint32_t *bpat = &fb_mars_sbox[265];
-	uint32_t pat = bpat[w & 3], m, e;
-
-	w |= 3;
-	/* e_l = 1 iff bits l-1, l, l+1 of w are equal (1 <= l <= 30). */
-	e = ~(w ^ (w << 1)) & ~(w ^ (w >> 1)) & 0x7ffffffe;
-	/* Runs of >= 10 equal bits are runs of >= 8 consecutive ones in e:
-	 * keep the top of each 8-run, then smear it down over 8 bits. */
-	m = e & (e >> 1);
-	m &= m >> 2;
-	m &= m >> 4;
-	m |= m << 1;
-	m |= m << 2;
-	m |= m << 4;
-	m &= 0x7ffffffc;
-	return w ^ (fb_rotl32(pat, r) & m);
+	return fb_mars_sbox[i];
 }
 
 int fb_mars_setkey(void *ks, const uint8_t *key, size_t keylen)
 {
-	uint32_t *k = ((fb_mars_ks *)ks)->k;
-	uint32_t t[15] = { 0 };
-	size_t n = keylen / 4, i, j, r;
-
-	if (keylen < 16 || keylen > 56 || keylen % 4)
-		return FB_ERR_KEY_LENGTH;
-	for (i = 0; i < n; i++)
-		t[i] = fb_b128_load32(key + 4 * i);
-	t[n] = (uint32_t)n;
-
-	for (j = 0; j < 4; j++) {
-		/* Linear transformation: T[i] ^= rotl(T[i-7] ^ T[i-2], 3) ^ (4i + j). */
-		for (i = 0; i < 15; i++)
-			t[i] ^= fb_rotl32(t[(i + 8) % 15] ^ t[(i + 13) % 15], 3) ^ (uint32_t)(4 * i + j);
-		/* Four stirring rounds: T[i] = rotl(T[i] + S[T[i-1] mod 512], 9). */
-		for (r = 0; r < 4; r++) {
-			t[0] = fb_rotl32(t[0] + fb_mars_sbox[t[14] & 511], 9);
-			for (i = 1; i < 15; i++)
-				t[i] = fb_rotl32(t[i] + fb_mars_sbox[t[i - 1] & 511], 9);
-		}
-		/* Ten subkeys, taken from T[] in the order 0, 4, 8, ... mod 15. */
-		for (i = 0; i < 10; i++)
-			k[10 * j + i] = t[(4 * i) % 15];
-	}
-	for (i = 5; i <= 35; i += 2)
-		k[i] = mars_fix_key(k[i], k[i - 1]);
-	fb_wipe(t, sizeof t);
-	return FB_OK;
+	return fb_mars_expand(ks, key, keylen, sbox_table);
 }
 
 /* Forward mixing round: a's four bytes modify b, c, d; a rotates right 24. */
