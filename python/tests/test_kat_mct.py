@@ -44,6 +44,11 @@ class Chain(NamedTuple):
     def name(self) -> str:
         return fb_name(self.alg, self.mode)
 
+    @property
+    def one_key(self) -> bool:
+        """TDESAVS keying option 3 (K1 = K2 = K3), kept through the key updates."""
+        return self.tdes and len(self.key) == 24 and self.key[:8] == self.key[8:16]
+
     def update(self, key: bytes, iv: Optional[bytes]) -> Callable[[bytes], bytes]:
         c = fastblock.Cipher(self.name, key, iv, "none")
         return (c.decryptor() if self.decrypt else c.encryptor()).update
@@ -178,13 +183,12 @@ def inner_for(c: Chain):
 
 def run_blocks(c: Chain) -> bytes:
     key, iv, x = c.key, c.iv, c.inp
-    one_key = c.tdes and len(key) == 24 and key[:8] == key[8:16]
     inner = inner_for(c)
     for i in range(c.outer):
         h, next_iv, next_x = inner(c, key, iv, x)
         if i + 1 == c.outer:
             return h[0]
-        key = tdes_next_key(key, one_key, h) if c.tdes else aes_next_key(key, h[1] + h[0])
+        key = tdes_next_key(key, c.one_key, h) if c.tdes else aes_next_key(key, h[1] + h[0])
         iv, x = next_iv, next_x
     raise AssertionError("no outer loop")
 
@@ -215,11 +219,10 @@ def cfb8_inner(c: Chain, key: bytes, iv: bytes, pin: int):
 
 def run_cfb8(c: Chain) -> bytes:
     key, iv, pin = c.key, c.iv, c.inp[0]
-    one_key = c.tdes and len(key) == 24 and key[:8] == key[8:16]
     for _ in range(c.outer):
         out, ins, pin = cfb8_inner(c, key, iv, pin)
         if c.tdes:
-            key = tdes_next_key(key, one_key, (out[-8:], out[-16:-8], out[-24:-16]))
+            key = tdes_next_key(key, c.one_key, (out[-8:], out[-16:-8], out[-24:-16]))
             iv = (ins if c.decrypt else out)[-8:]  # the shift register
         else:
             key = aes_next_key(key, out)
