@@ -1,5 +1,5 @@
 """The known-answer files of tests/vectors through the Python API: every
-record except the Monte Carlo chains (tests/test_kat.c runs those), one-shot
+record except the Monte Carlo chains (test_kat_mct.py runs those), one-shot
 in both directions and streamed in two pieces."""
 from __future__ import annotations
 
