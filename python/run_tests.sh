@@ -20,8 +20,9 @@ rm -rf "$venv"
 "$py" -m venv "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 # pyspark (with pandas, which its Arrow functions check for; it supports
-# pandas 2) and dask for the re-encryption jobs in examples/.
-"${pip[@]}" install pytest hypothesis pycryptodome cryptography numpy pyarrow pyspark "pandas<3" "dask[dataframe]"
+# pandas 2) and dask for the re-encryption jobs in examples/; PyPA build
+# for test_sdist.py.
+"${pip[@]}" install pytest hypothesis pycryptodome cryptography numpy pyarrow pyspark "pandas<3" "dask[dataframe]" build
 # The build requirements exactly as pyproject.toml declares them (so a
 # missing one fails here), then the package without build isolation: an
 # isolated build would make scikit-build-core discard its CMake cache, and

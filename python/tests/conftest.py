@@ -80,6 +80,10 @@ def block_functions(ecb: str, key: bytes) -> Tuple[Callable[[bytes], bytes], Cal
     return enc, dec, "fastblock ECB"
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sdist: builds the source distribution and installs it in a new venv (slow)")
+
+
 @pytest.fixture(scope="session")
 def cli_path():
     p = os.environ.get("FASTBLOCK_CLI")

@@ -1,5 +1,5 @@
 """The known-answer files of tests/vectors through the Python API: every
-record except the Monte Carlo chains (tests/test_kat.c runs those), one-shot
+record except the Monte Carlo chains (test_kat_mct.py runs those), one-shot
 in both directions and streamed in two pieces."""
 from __future__ import annotations
 
@@ -16,13 +16,21 @@ MODES = {"ECB": "ecb", "CBC": "cbc", "CFB8": "cfb8", "CFB64": "cfb", "CFB128": "
 
 
 def records(path: Path):
+    """The records of a vector file as dicts of its fields, with "source"
+    (the test named by the "# source:" line, which decides the Monte Carlo
+    procedure) and "line" (where the record starts)."""
     rec = {}
-    for line in path.read_text().splitlines() + [""]:
+    lines = path.read_text().splitlines() + [""]
+    for no, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
-            if rec:
+            if "alg" in rec:
                 yield rec
             rec = {}
+            continue
+        rec.setdefault("line", no)
+        if line.startswith("# source: "):
+            rec["source"] = line[len("# source: "):]
         elif not line.startswith("#"):
             k, _, v = line.partition(" = ")
             rec[k] = v
