@@ -171,6 +171,10 @@ int fb_ctx_set_threads(fb_ctx *ctx, unsigned n);
  * chains ("des/bs-avx512", "des/table"). */
 const char *fb_ctx_impl(const fb_ctx *ctx);
 const char *fb_ctx_serial_impl(const fb_ctx *ctx);
+/* 1 if every implementation the context may run (parallel, serial and the
+ * narrower ones for short runs) is constant-time, 0 if not;
+ * FB_ERR_STATE if ctx is not initialised. */
+int fb_ctx_constant_time(const fb_ctx *ctx);
 
 /* One-shot: the whole message. Nothing is written on error. */
 int fb_encrypt(const fb_cipher *c, const uint8_t *key, size_t key_len,

@@ -491,6 +491,17 @@ const char *fb_ctx_serial_impl(const fb_ctx *ctx)
 	return s && s->magic == FB_MAGIC_READY ? s->ser->name : NULL;
 }
 
+int fb_ctx_constant_time(const fb_ctx *ctx)
+{
+	const fb_state *s = ctx ? cstate_of(ctx) : NULL;
+	if (!s || s->magic != FB_MAGIC_READY)
+		return FB_ERR_STATE;
+	int ct = s->par->constant_time && s->ser->constant_time;
+	for (const fb_rung *r = s->rung; r->below; r++)
+		ct &= r->k->constant_time;
+	return ct;
+}
+
 /* ---- one-shot ------------------------------------------------------------ */
 
 /* Exact output length of a whole message, or an error, decided before any

@@ -106,6 +106,19 @@ fi
 for n in des/table aes/ct64; do
 	if [ "$(impl_field "$n" 3)" = runs ]; then ok; else bad "list: $n not marked as running here"; fi
 done
+# `default` records: cipher, parallel|serial, the streaming default, CT or
+# not (all it may run), and what --constant-time runs (or none).
+def_field() { awk -F '\t' -v c="$1" -v k="$2" -v f="$3" '$1 == "default" && $2 == c && $3 == k { print $f; exit }' "$T/list"; }
+n_def=$(awk -F '\t' '$1 == "default"' "$T/list" | wc -l)
+if [ "$n_def" = 12 ]; then ok; else bad "list: $n_def default records, want 12 (6 ciphers x parallel, serial)"; fi
+if [ "$(def_field aes-128 parallel 5)" = CT ] && [ "$(def_field serpent-128 serial 5)" = CT ]; then ok; else
+	bad "list: the AES or Serpent default not marked CT"; fi
+if [ "$(def_field des-ede3 serial 4)" = des/table64 ] && [ "$(def_field des-ede3 serial 5)" = not-CT ]; then ok; else
+	bad "list: the 3DES serial default is not des/table64 marked not-CT"; fi
+while IFS=$'\t' read -r _ cipher kind _ _ under; do
+	if [ "$under" = none ] || [ "$(impl_field "$under" 4)" = CT ]; then ok; else
+		bad "list: $cipher $kind under --constant-time runs $under, not marked CT"; fi
+done < <(awk -F '\t' '$1 == "default"' "$T/list")
 have_cipher() { awk -F '\t' -v n="$1" '$1 == "cipher" && $2 == n { f = 1 } END { exit !f }' "$T/list"; }
 for n in des-ecb des-cbc des-ede-cbc des-ede3-cbc des-ede3-ctr; do
 	if have_cipher "$n"; then ok; else bad "list does not name $n"; fi

@@ -23,7 +23,9 @@
  *   cpu	FEATURES
  *   cipher	NAME
  *   impl	NAME	runs|no	CT|not-CT	BATCH	NEEDS	NOTE
+ *   default	CIPHER	parallel|serial	IMPL	CT|not-CT	IMPL_UNDER_CONSTANT_TIME|none
  * NEEDS is "-" for portable code. */
+static void list_defaults(int porcelain);
 static void list_porcelain(void)
 {
 	printf("cpu\t%s\n", fb_cpu_description());
@@ -35,6 +37,60 @@ static void list_porcelain(void)
 		printf("impl\t%s\t%s\t%s\t%u\t%s\t%s\n", info.name, info.supported ? "runs" : "no",
 		       info.constant_time ? "CT" : "not-CT", info.batch,
 		       *info.cpu_needs ? info.cpu_needs : "-", info.note);
+	list_defaults(1);
+}
+
+/* ---- what a streaming context runs by default, and under --constant-time -- */
+
+static const char *const default_rows[] = { "des-ede3", "aes-128", "rc6-128", "mars-128",
+					    "twofish-128", "serpent-128", NULL };
+
+/* The parallel (CTR) or serial (CBC encryption) implementation a context
+ * of prefix's cipher runs with flags; *ct: fb_ctx_constant_time, or -1 if
+ * refused. */
+static const char *default_impl(const char *prefix, int serial, unsigned flags, int *ct)
+{
+	static const uint8_t key[32] = { 0x13, 0x34, 0x57, 0x79, 0x9b, 0xbc, 0xdf, 0xf1, 0x01, 0x23,
+					 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98,
+					 0x76, 0x54, 0x32, 0x10, 0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a,
+					 0x69, 0x78 };
+	static const uint8_t iv[16] = { 0 };
+	char name[48];
+	snprintf(name, sizeof name, "%s-%s", prefix, serial ? "cbc" : "ctr");
+	const fb_cipher *c = fb_cipher_by_name(name);
+	fb_options opt = { FB_PAD_NONE, flags, NULL };
+	fb_ctx *ctx = fb_ctx_new();
+	const char *impl = NULL;
+	*ct = -1;
+	if (c && ctx && fb_init(ctx, c, FB_ENCRYPT, key, fb_cipher_key_len(c), iv, fb_cipher_iv_len(c), &opt) == FB_OK) {
+		impl = serial ? fb_ctx_serial_impl(ctx) : fb_ctx_impl(ctx);
+		*ct = fb_ctx_constant_time(ctx);
+	}
+	fb_ctx_free(ctx);
+	return impl ? impl : "none";
+}
+
+/* One line per family and kind of mode: the default, whether all it may
+ * run (narrower kernels for short runs included) is constant time, and
+ * what FB_FLAG_CONSTANT_TIME runs instead. */
+static void list_defaults(int porcelain)
+{
+	if (!porcelain)
+		printf("\ndefaults on this CPU, streaming (CT = all it may run is constant-time):\n"
+		       "  %-12s %-9s %-24s %-7s %s\n", "cipher", "modes", "default", "", "--constant-time");
+	for (int i = 0; default_rows[i]; i++)
+		for (int serial = 0; serial < 2; serial++) {
+			int ct, ct2;
+			const char *d = default_impl(default_rows[i], serial, 0, &ct);
+			const char *f = default_impl(default_rows[i], serial, FB_FLAG_CONSTANT_TIME, &ct2);
+			const char *kind = serial ? "serial" : "parallel";
+			if (porcelain)
+				printf("default\t%s\t%s\t%s\t%s\t%s\n", default_rows[i], kind, d,
+				       ct == 1 ? "CT" : "not-CT", f);
+			else
+				printf("  %-12s %-9s %-24s %-7s %s\n", default_rows[i], kind, d,
+				       ct == 1 ? "CT" : "not-CT", ct2 == 1 ? f : "refused: none here");
+		}
 }
 
 static void list_table(void)
@@ -52,6 +108,7 @@ static void list_table(void)
 		printf("  %c %-22s %-7s batch %-4u %s%s%s\n", info.supported ? '*' : ' ', info.name,
 		       info.constant_time ? "CT" : "not-CT", info.batch, info.note,
 		       *info.cpu_needs ? "  [needs " : "", *info.cpu_needs ? info.cpu_needs : "");
+	list_defaults(0);
 }
 
 /* ---- list --footprint ---------------------------------------------------- */

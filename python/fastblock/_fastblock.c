@@ -486,6 +486,15 @@ static PyObject *stream_get_impl(StreamObject *s, void *serial)
 	return PyUnicode_FromString(n);
 }
 
+static PyObject *stream_get_constant_time(StreamObject *s, void *unused)
+{
+	(void)unused;
+	int ct = fb_ctx_constant_time(s->ctx);
+	if (ct < 0)
+		Py_RETURN_NONE;
+	return PyBool_FromLong(ct);
+}
+
 static PyObject *stream_get_name(StreamObject *s, void *unused)
 {
 	(void)unused;
@@ -521,6 +530,9 @@ static PyGetSetDef stream_getset[] = {
 	{ "impl", (getter)stream_get_impl, NULL, "implementation for parallel work (None once finalized)", NULL },
 	{ "serial_impl", (getter)stream_get_impl, NULL, "implementation for serial chains (None once finalized)",
 	  (void *)1 },
+	{ "constant_time", (getter)stream_get_constant_time, NULL,
+	  "True if every implementation this context may run (short runs included) is\n"
+	  "constant-time, False if not (None once finalized)", NULL },
 	{ "name", (getter)stream_get_name, NULL, "the cipher's name", NULL },
 	{ "finished", (getter)stream_get_finished, NULL, "True once finalize() ran", NULL },
 	{ NULL, NULL, NULL, NULL, NULL }

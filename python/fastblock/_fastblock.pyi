@@ -20,6 +20,7 @@ ERR_XTS_KEYS: int
 class CipherContext:
     impl: Optional[str]
     serial_impl: Optional[str]
+    constant_time: Optional[bool]
     name: str
     finished: bool
     def update(self, data: Any) -> bytes: ...

@@ -117,6 +117,28 @@ def test_context_properties():
     assert e.finished and e.impl is None
 
 
+def test_context_constant_time():
+    """.constant_time: True only if every implementation the context may
+    run is constant-time; the serial 3DES default (tables) is not."""
+    ct = {i.name: i.constant_time for i in fastblock.implementations()}
+    e = fastblock.Cipher("aes-128-ctr", os.urandom(16), os.urandom(16)).encryptor()
+    assert e.constant_time is True
+    d = fastblock.Cipher("des-ede3-cbc", os.urandom(24), os.urandom(8)).encryptor()
+    assert d.constant_time is False and not ct[d.serial_impl]
+    made = 0
+    for name in ("des-ede3-cbc", "des-ede3-ctr", "mars-128-ctr", "twofish-128-ecb", "serpent-128-cbc"):
+        iv = os.urandom(CIPHERS[name].iv_len) if CIPHERS[name].iv_len else None
+        try:
+            c = fastblock.Cipher(name, good_key(name, os.urandom(64)), iv, constant_time=True).encryptor()
+        except fastblock.ImplementationError:
+            continue  # no constant-time implementation on this CPU
+        made += 1
+        assert c.constant_time is True and ct[c.impl] and ct[c.serial_impl]
+    assert made >= 2  # 3DES and Serpent have one everywhere
+    e.finalize()
+    assert e.constant_time is None
+
+
 @pytest.mark.parametrize("impl", sorted({i.name for i in fastblock.implementations() if i.supported}))
 def test_every_supported_implementation_by_name(impl):
     fam = impl.split("/")[0]
