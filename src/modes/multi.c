@@ -262,9 +262,35 @@ static size_t align64(size_t n)
 	return (n + 63) / 64 * 64;
 }
 
-int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
-		   const uint8_t *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
-		   uint8_t *const *out, const size_t *len, const fb_options *opt)
+/* The lane sets of the call in the order lane[] gives (longest streams
+ * first); order: the sorted lengths, or NULL when all are equal. */
+static void run_sets(const fb_lane_job *j, size_t n, const fb_selection_query *q, const fb_lane_choice *first,
+		     scratch *w, const size_t *lane, const region *order)
+{
+	unsigned bs = j->block_size;
+	for (size_t done = 0; done < n;) {
+		fb_lane_choice e = *first;
+		if (done)
+			fb_select_lanes(q, n - done, order ? SIZE_MAX - order[done].lo : (j->len[lane[done]] + bs - 1) / bs,
+					j->keylen <= bs, &e);
+		if (e.lanes && e.lanes->run && !w->fused) /* cannot happen: sets only shrink */
+			e = (fb_lane_choice){ e.kernel, NULL };
+		size_t nl = e.lanes ? e.lanes->max_lanes : 1;
+		nl = n - done < nl ? n - done : nl;
+		if (e.lanes && e.lanes->run)
+			e.lanes->run(j, lane + done, nl, w->fused);
+		else
+			run_set(j, lane + done, nl, &e, w);
+		done += nl;
+	}
+}
+
+/* The call; checked: check the regions for overlap and order the streams
+ * by length (fb_multi_crypt), else the caller's buffers are disjoint by
+ * construction and every stream has the same length (fb_multi_same). */
+static int multi_call(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
+		      const uint8_t *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
+		      uint8_t *const *out, const size_t *len, const fb_options *opt, int checked)
 {
 	fb_lane_job j = { mode, dir == FB_ENCRYPT, c ? fb_cipher_key_len(c) : 0, c ? c->family->block_size : 8,
 			  keys, ivs, in, out, len };
@@ -283,7 +309,7 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	if (err != FB_OK)
 		return err;
 	size_t fused = first.lanes && first.lanes->run ? first.lanes->scratch_size : 0;
-	size_t per = 8 * sizeof(region) + sizeof(size_t), room = keys_room(c->family);
+	size_t per = (checked ? 8 * sizeof(region) : 0) + sizeof(size_t), room = keys_room(c->family);
 	if (n > (SIZE_MAX - sizeof(scratch) - room - fused - 256) / per)
 		return FB_ERR_ARGUMENT;
 	size_t need = align64(sizeof(scratch)) + align64(room) + align64(fused) + n * per + 64;
@@ -296,31 +322,40 @@ int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir,
 	w->fused = fused ? (unsigned char *)w->ks + align64(room) : NULL;
 	region *reg = (region *)(void *)((unsigned char *)w->ks + align64(room) + align64(fused));
 	region *rd = reg + 2 * n, *tmp = rd + 3 * n;
-	region *order = rd; /* after the checks: by length, longest first (lo = SIZE_MAX - blocks) */
-	size_t *lane = (size_t *)(void *)(tmp + 3 * n);
-	err = check_overlap(&j, n, reg, rd, tmp);
+	region *order = checked ? rd : NULL; /* after the checks: by length, longest first (lo = SIZE_MAX - blocks) */
+	size_t *lane = (size_t *)(void *)(checked ? (unsigned char *)(tmp + 3 * n) : (unsigned char *)reg);
+	if (checked)
+		err = check_overlap(&j, n, reg, rd, tmp);
 	if (err == FB_OK) {
 		for (size_t i = 0; i < n; i++)
-			order[i] = (region){ SIZE_MAX - (len[i] + bs - 1) / bs, 0, i, 0 };
-		sort_regions(order, tmp, n); /* stable: equal lengths keep their order */
-		for (size_t i = 0; i < n; i++)
-			lane[i] = order[i].stream;
-		for (size_t done = 0; done < n;) {
-			fb_lane_choice e = first;
-			if (done)
-				fb_select_lanes(&q, n - done, SIZE_MAX - order[done].lo, j.keylen <= bs, &e);
-			if (e.lanes && e.lanes->run && !w->fused) /* cannot happen: sets only shrink */
-				e = (fb_lane_choice){ e.kernel, NULL };
-			size_t nl = e.lanes ? e.lanes->max_lanes : 1;
-			nl = n - done < nl ? n - done : nl;
-			if (e.lanes && e.lanes->run)
-				e.lanes->run(&j, lane + done, nl, w->fused);
-			else
-				run_set(&j, lane + done, nl, &e, w);
-			done += nl;
+			lane[i] = i;
+		if (checked) {
+			for (size_t i = 0; i < n; i++)
+				order[i] = (region){ SIZE_MAX - (len[i] + bs - 1) / bs, 0, i, 0 };
+			sort_regions(order, tmp, n); /* stable: equal lengths keep their order */
+			for (size_t i = 0; i < n; i++)
+				lane[i] = order[i].stream;
 		}
+		run_sets(&j, n, &q, &first, w, lane, order);
 	}
 	fb_wipe(mem, need);
 	free(mem);
 	return err;
+}
+
+int fb_multi_crypt(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
+		   const uint8_t *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
+		   uint8_t *const *out, const size_t *len, const fb_options *opt)
+{
+	return multi_call(c, mode, dir, n, keys, ivs, in, out, len, opt, 1);
+}
+
+int fb_multi_same(const fb_cipher *c, enum fb_mode mode, enum fb_direction dir, size_t n,
+		  const uint8_t *const *keys, uint8_t *const *ivs, const uint8_t *const *in,
+		  uint8_t *const *out, const size_t *len)
+{
+	for (size_t i = 1; i < n; i++)
+		if (len[i] != len[0])
+			return FB_ERR_ARGUMENT;
+	return multi_call(c, mode, dir, n, keys, ivs, in, out, len, NULL, 0);
 }
