@@ -261,6 +261,31 @@ static void bad_input(void)
  * lanes on AVX2, 512 on AVX-512); messages of mixed lengths, and of one
  * length (the lane engines' path without the sort by length). */
 #define BN 600
+/* Batches larger than one pass of the library's lane batches (2,048 keys):
+ * 3DES KCVs and two-key retail MACs of mixed lengths, against single calls. */
+#define BIG 4500
+static void big_batches(tu_rng *r)
+{
+	static uint8_t keys[BIG][24], msgs[BIG][40], got[BIG * 8], want[BIG * 8];
+	static const uint8_t *kp[BIG], *mp[BIG];
+	static size_t len[BIG];
+	const fb_cipher *tdes = fb_cipher_by_name("des-ede3"), *ede = fb_cipher_by_name("des-ede");
+	for (size_t i = 0; i < BIG; i++) {
+		tu_fill(r, keys[i], 24);
+		len[i] = 1 + tu_below(r, 40);
+		tu_fill(r, msgs[i], len[i]);
+		kp[i] = keys[i], mp[i] = msgs[i];
+	}
+	int rc = fb_kcv_batch(tdes, BIG, kp, 24, 0, got, 3), ok = 1;
+	for (size_t i = 0; i < BIG && ok; i++)
+		ok = !fb_kcv(tdes, keys[i], 24, 0, want + 3 * i, 3);
+	tu_check(&st, ok && !rc && !memcmp(got, want, 3 * BIG), "fb_kcv_batch, %d keys", BIG);
+	rc = fb_mac_batch(FB_MAC_RETAIL, ede, BIG, kp, 16, FB_MAC_PAD2, mp, len, got, 8);
+	for (size_t i = 0; i < BIG && ok; i++)
+		ok = !fb_mac(FB_MAC_RETAIL, ede, keys[i], 16, FB_MAC_PAD2, msgs[i], len[i], want + 8 * i, 8);
+	tu_check(&st, ok && !rc && !memcmp(got, want, 8 * BIG), "fb_mac_batch retail, %d keys", BIG);
+}
+
 static void batches(tu_rng *r)
 {
 	static uint8_t keys[BN][32], msgs[BN][80], got[BN * 16], want[BN * 16];
@@ -515,6 +540,7 @@ int main(int argc, char **argv)
 	kcv_and_keys(&r);
 	bad_input();
 	batches(&r);
+	big_batches(&r);
 	if (legacy)
 		OSSL_PROVIDER_unload(legacy);
 	if (deflt)
