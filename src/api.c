@@ -34,9 +34,9 @@ const char *fb_strerror(int err)
  *
  * A context is a header that no wipe touches (its capacity, sealed so
  * that memory never made into a context is refused), the state, then the
- * key schedules fb_init places: the parallel kernel's, those of its
- * ladder and the serial kernel's, one per schedule format (kernels with
- * the same setkey share one), then XTS's tweak key, each on a 64-byte
+ * key schedules fb_init places (ctx_layout): the parallel kernel's, those
+ * of its ladder and the serial kernel's, one per schedule format (kernels
+ * with the same setkey share one), and XTS's tweak key, each on a 64-byte
  * boundary as the SIMD kernels load them. */
 
 typedef struct ctx_head {
@@ -74,12 +74,20 @@ static int head_ok(fb_ctx *ctx)
  * serial kernel. */
 #define KS_SLOTS (FB_LADDER_MAX + 2)
 
+/* A context's areas: first what fb_init fills (the serial kernel's
+ * schedule, shared by the slots of its format; XTS's tweak key; the kept
+ * data key), then the schedules built on a run's first use, then CTR's
+ * kept keystream. Only the first part is cleared and filled per key, so
+ * re-keying for short messages does not touch a wide kernel's 9 KB. */
 typedef struct ctx_layout {
 	const fb_kernel *kernel[KS_SLOTS];
-	size_t at[KS_SLOTS]; /* offsets of the schedules */
-	int fresh[KS_SLOTS]; /* 1: slot i's own area (0: an earlier slot's, same format) */
+	size_t at[KS_SLOTS];    /* offsets of the schedules */
+	size_t bytes[KS_SLOTS]; /* their sizes */
+	int lazy[KS_SLOTS];     /* 1: built on the slot's first run, not at fb_init */
 	unsigned slots;
+	size_t key, key_bytes;  /* the kept data key (key_bytes 0: none) */
 	size_t tweak;           /* XTS's tweak key (0: none) */
+	size_t eager_end;       /* the end of what fb_init fills */
 	size_t ctr, ctr_bytes;  /* CTR's kept keystream (ctr_bytes 0: none) */
 	size_t total;
 } ctx_layout;
@@ -90,18 +98,25 @@ static size_t ks_bytes(const fb_kernel *k, size_t klen)
 	return ROUND64(k->ks_bytes && klen ? k->ks_bytes(klen) : k->ks_size);
 }
 
-/* Gives slot i an area: an earlier slot's of the same format, else a new one at *at. */
-static void place(ctx_layout *l, unsigned i, size_t klen, size_t *at)
+/* Gives every slot of lazy-ness `lazy` still without an area one: an
+ * earlier slot's of the same format, else a new one at *at. */
+static void place(ctx_layout *l, int lazy, size_t klen, size_t *at)
 {
-	for (unsigned j = 0; j < i; j++)
-		if (l->kernel[j]->setkey == l->kernel[i]->setkey) {
+	for (unsigned i = 0; i < l->slots; i++) {
+		if (l->lazy[i] != lazy)
+			continue;
+		unsigned j = 0;
+		while (j < i && (l->lazy[j] != lazy || l->kernel[j]->setkey != l->kernel[i]->setkey))
+			j++;
+		if (j < i) {
 			l->at[i] = l->at[j];
-			l->fresh[i] = 0;
-			return;
+			l->bytes[i] = l->bytes[j];
+		} else {
+			l->at[i] = *at;
+			l->bytes[i] = ks_bytes(l->kernel[i], klen);
+			*at += l->bytes[i];
 		}
-	l->at[i] = *at;
-	l->fresh[i] = 1;
-	*at += ks_bytes(l->kernel[i], klen);
+	}
 }
 
 /* klen: the key length fb_init gets (XTS: both halves), 0 if not known;
@@ -117,37 +132,72 @@ static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, i
 	for (unsigned i = 0; i < sel->nrungs; i++)
 		l->kernel[l->slots++] = sel->rung[i].kernel;
 	l->kernel[l->slots++] = sel->ser;
-	for (unsigned i = 0; i < l->slots; i++)
-		place(l, i, klen, &at);
+	/* fb_init builds only the serial kernel's format (single blocks,
+	 * chains, the last rung); the others wait for a run that reaches
+	 * them, so a short message never pays for a wide kernel's schedule. */
+	l->key_bytes = 0;
+	for (unsigned i = 0; i < l->slots; i++) {
+		l->lazy[i] = l->kernel[i]->setkey != sel->ser->setkey;
+		if (l->lazy[i])
+			l->key_bytes = ROUND64(klen ? klen : FB_KEY_MAX);
+	}
+	place(l, 0, klen, &at);
 	l->tweak = 0;
 	if (mode == FB_XTS) { /* the tweak key runs on the serial kernel */
 		l->tweak = at;
 		at += ks_bytes(sel->ser, klen);
 	}
+	l->key = at;
+	at += l->key_bytes;
+	l->eager_end = at;
+	place(l, 1, klen, &at);
 	l->ctr = at;
 	l->ctr_bytes = mode == FB_CTR && stream ? fb_ctr_keep_bytes(sel->par, sel->wide) : 0;
 	at += ROUND64(l->ctr_bytes);
 	l->total = at;
 }
 
-/* Wipes the state and the key schedules a live context uses. Returns the
- * offset up to which the areas are now known to be zero (AREAS_AT: none). */
+/* 1 if a context's state holds its areas' extents: a caller's
+ * never-initialised context could hold the magic by chance, so the
+ * extents are trusted only inside the capacity. */
+static int areas_known(fb_ctx *ctx)
+{
+	const fb_state *s = state_of(ctx);
+	return s->magic == FB_MAGIC_READY && s->used > AREAS_AT && s->used <= head_of(ctx)->cap &&
+	       s->eager_end >= AREAS_AT && s->eager_end <= s->used;
+}
+
+/* Wipes the key schedules, the kept key and CTR's keystream of a context
+ * whose areas are known. Schedules built on first use are zeroed when
+ * built (fb_rung_key) and marked unbuilt here, so an unbuilt one is never
+ * cleared. */
+static void wipe_areas(fb_ctx *ctx)
+{
+	fb_state *s = state_of(ctx);
+	unsigned char *base = (unsigned char *)ctx, *lazy = base + s->eager_end;
+	fb_ctr_forget(s); /* what was made of it */
+	fb_wipe(base + AREAS_AT, s->eager_end - AREAS_AT);
+	for (unsigned i = 0; i < s->nrungs && i < FB_LADDER_MAX + 1; i++) {
+		fb_rung *r = &s->rung[i];
+		unsigned char *a = r->area;
+		if (a < lazy || a + r->area_bytes > base + s->used)
+			continue;
+		if (r->ks)
+			fb_wipe(a, r->area_bytes); /* shared areas: again, cheaply */
+		r->ks = NULL;
+	}
+}
+
+/* Wipes the state and everything wipe_areas does. Returns the offset up
+ * to which the areas are now known to be zero (AREAS_AT: none): the end
+ * of what fb_init filled. */
 static size_t wipe_used(fb_ctx *ctx)
 {
 	fb_state *s = state_of(ctx);
-	size_t cap = head_of(ctx)->cap, zero = AREAS_AT;
-	/* A caller's never-initialised context could hold the magic by chance:
-	 * trust its extent only inside the capacity. */
-	if (s->magic == FB_MAGIC_READY && s->used > AREAS_AT && s->used <= cap) {
-		/* CTR's kept keystream is last and zero beyond what was made:
-		 * wiping what was made clears it (no 4 KB wipe per re-key). */
-		size_t end = s->used;
-		if (s->ctr_cap) {
-			fb_ctr_forget(s);
-			end = (size_t)(s->ctr_ks - (unsigned char *)ctx);
-		}
-		fb_wipe((unsigned char *)ctx + AREAS_AT, end - AREAS_AT);
-		zero = s->used;
+	size_t zero = AREAS_AT;
+	if (areas_known(ctx)) {
+		wipe_areas(ctx);
+		zero = s->eager_end;
 	}
 	fb_wipe(s, sizeof *s);
 	return zero;
@@ -184,7 +234,7 @@ static size_t ctx_size_max(void)
 	const fb_kernel *k;
 	for (size_t i = 0; (k = fb_kernel_at(i)); i++) {
 		size_t n = AREAS_AT + ROUND64(k->ks_size) * (k->block_size == 16 ? 3 : 2) +
-			   ROUND64(fb_ctr_keep_bytes(k, 1));
+			   ROUND64(FB_KEY_MAX) + ROUND64(fb_ctr_keep_bytes(k, 1));
 		if (n > need)
 			need = n;
 	}
@@ -258,27 +308,37 @@ static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_op
 	return fb_select(&q, sel);
 }
 
-/* Places and fills the key schedules inside the context. Kernels want
- * their areas zeroed; below `zeroed` they already are (the previous key's
- * wipe), so a re-keyed context is not cleared twice. */
+/* Fills what fb_init builds: the serial kernel's schedule (zeroed, as
+ * kernels want it), XTS's tweak key and the kept data key. */
+static int fill_keys(fb_state *s, const uint8_t *key)
+{
+	int rc = s->ser->setkey((void *)s->ks_ser, key, s->klen);
+	if (!rc && s->ks_tweak)
+		rc = s->ser->setkey((void *)s->ks_tweak, key + s->klen, s->klen);
+	if (s->key)
+		memcpy((void *)s->key, key, s->klen);
+	return rc;
+}
+
+/* Places the key schedules inside the context and fills them. Below
+ * `zeroed` the areas are already zero (the previous key's wipe), so a
+ * re-keyed context is not cleared twice. */
 static int set_keys(fb_ctx *ctx, fb_state *s, const ctx_layout *l, const uint8_t *key, size_t key_len,
 		    size_t zeroed)
 {
 	unsigned char *base = (unsigned char *)ctx;
-	size_t klen = s->mode == FB_XTS ? key_len / 2 : key_len;
-	if (zeroed < l->total)
-		memset(base + zeroed, 0, l->total - zeroed);
-	int rc = FB_OK;
-	for (unsigned i = 0; i < l->slots && !rc; i++)
-		if (l->fresh[i])
-			rc = l->kernel[i]->setkey(base + l->at[i], key, klen);
-	if (!rc && l->tweak)
-		rc = s->ser->setkey(base + l->tweak, key + klen, klen);
+	if (zeroed < l->eager_end)
+		memset(base + zeroed, 0, l->eager_end - zeroed);
+	s->klen = s->mode == FB_XTS ? key_len / 2 : key_len;
 	s->ks_ser = base + l->at[l->slots - 1];
 	s->ks_tweak = l->tweak ? base + l->tweak : NULL;
-	for (unsigned i = 0; i < s->nrungs; i++)
-		s->rung[i].ks = base + l->at[i];
-	return rc;
+	s->key = l->key_bytes ? base + l->key : NULL;
+	for (unsigned i = 0; i < s->nrungs; i++) {
+		s->rung[i].area = base + l->at[i];
+		s->rung[i].area_bytes = (unsigned)l->bytes[i];
+		s->rung[i].ks = l->lazy[i] ? NULL : base + l->at[i];
+	}
+	return fill_keys(s, key);
 }
 
 static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_len,
@@ -350,16 +410,19 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->ser = sel->ser;
 	s->wide = sel->wide;
 	s->nrungs = 1 + sel->nrungs;
-	s->rung[0] = (fb_rung){ sel->par, NULL, SIZE_MAX, 0 };
+	s->rung[0] = (fb_rung){ .k = sel->par, .below = SIZE_MAX };
 	for (unsigned i = 0; i < sel->nrungs; i++) {
-		s->rung[i + 1] = (fb_rung){ sel->rung[i].kernel, NULL, sel->rung[i].below, 0 };
-		s->rung[i].tail_below = sel->rung[i].tails ? sel->rung[i].below : 0;
+		s->rung[i + 1] = (fb_rung){ .k = sel->rung[i].kernel, .below = sel->rung[i].below };
+		s->rung[i].tail_below = sel->rung[i].tails ? (unsigned)sel->rung[i].below : 0;
 	}
-	s->rung[s->nrungs] = (fb_rung){ NULL, NULL, 0, 0 };
+	s->rung[s->nrungs] = (fb_rung){ 0 };
 	s->threads = opt && (opt->flags & FB_FLAG_THREADS) ? 0 : 1;
+	s->key_len = key_len;
+	s->opt = opt ? *opt : (fb_options){ .padding = FB_PAD_DEFAULT };
 	s->ctr_ks = (unsigned char *)ctx + l->ctr;
 	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;
+	s->eager_end = l->eager_end;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
 	int rc = set_keys(ctx, s, l, key, key_len, zeroed);
 	if (rc) {
@@ -370,11 +433,46 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	return FB_OK;
 }
 
+/* 1 if a ready context was set up for this cipher, direction, key length
+ * and options: its kernels and layout stand, and only the keys change. */
+static int same_plan(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, size_t key_len,
+		     const fb_options *opt)
+{
+	const fb_state *s = state_of(ctx);
+	fb_options o = opt ? *opt : (fb_options){ .padding = FB_PAD_DEFAULT };
+	return areas_known(ctx) && s->c == c && (dir == FB_ENCRYPT || dir == FB_DECRYPT) &&
+	       s->encrypt == (dir == FB_ENCRYPT) && s->key_len == key_len && s->opt.flags == o.flags &&
+	       s->opt.padding == o.padding && s->opt.impl == o.impl;
+}
+
+/* fb_init for a context whose plan stands (same_plan): about half the
+ * instructions of a full set-up for AES, whose key schedule is short. */
+static int rekey(fb_ctx *ctx, const fb_cipher *c, const uint8_t *key, size_t key_len,
+		 const uint8_t *iv, size_t iv_len, const fb_options *opt)
+{
+	fb_state *s = state_of(ctx);
+	int rc = check_init_args(c, key, key_len, iv, iv_len, opt);
+	if (!rc) {
+		wipe_areas(ctx);
+		rc = fill_keys(s, key);
+	}
+	if (rc) {
+		wipe_used(ctx);
+		return rc;
+	}
+	s->threads = s->opt.flags & FB_FLAG_THREADS ? 0 : 1;
+	fb_wipe(s->iv, sizeof s->iv);
+	restart(s, iv, iv_len);
+	return FB_OK;
+}
+
 int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
 	    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt)
 {
 	if (!ctx || !head_ok(ctx))
 		return FB_ERR_ARGUMENT;
+	if (same_plan(ctx, c, dir, key_len, opt))
+		return rekey(ctx, c, key, key_len, iv, iv_len, opt);
 	size_t zeroed = wipe_used(ctx); /* the previous key, if any */
 	fb_selection sel;
 	ctx_layout l;

@@ -212,6 +212,9 @@ extern const fb_family fb_family_des, fb_family_aes, fb_family_rc6, fb_family_ma
 /* Narrower kernels a ladder may add below the parallel kernel. */
 #define FB_LADDER_MAX 3
 
+/* The longest key any family takes (RC6: 255 bytes). */
+#define FB_KEY_MAX 255
+
 /* Largest key schedule any kernel may declare (checked by a test). */
 #define FB_KS_MAX 12288
 

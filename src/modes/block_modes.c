@@ -41,6 +41,25 @@ static inline const fb_rung *rung_for(const fb_state *s, size_t n, size_t *take)
 	return r;
 }
 
+__attribute__((cold)) NOINLINE void fb_rung_key(fb_state *s, const fb_rung *r)
+{
+	void *area = r->area;
+	/* Cannot fail: fb_init checked the length by the family's rule, which
+	 * every kernel of the family shares, and the area is zero. */
+	memset(area, 0, r->area_bytes);
+	(void)r->k->setkey(area, s->key, s->klen);
+	for (unsigned i = 0; i < s->nrungs; i++)
+		if (s->rung[i].area == area)
+			s->rung[i].ks = area;
+}
+
+void fb_rungs_ready(fb_state *s)
+{
+	for (unsigned i = 0; i < s->nrungs; i++)
+		if (!s->rung[i].ks)
+			fb_rung_key(s, &s->rung[i]);
+}
+
 /* n blocks of one parallel mode on one rung; s->iv carries the chaining value. */
 typedef void (*step_fn)(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n);
 
@@ -50,6 +69,8 @@ static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const 
 	size_t bs = s->bs, m;
 	for (; n; in += m * bs, out += m * bs, n -= m) {
 		const fb_rung *r = rung_for(s, n, &m);
+		if (__builtin_expect(!r->ks, 0))
+			fb_rung_key(s, r);
 		step(s, r, out, in, m);
 	}
 }
@@ -64,10 +85,13 @@ static inline __attribute__((always_inline)) void on_ladder(fb_state *s, step_fn
 	const fb_rung *r = s->rung;
 	while (n < r[1].below) /* as rung_for, with one test fewer on the short path */
 		r++;
-	if (!r->tail_below || n % r->k->batch >= r->tail_below)
+	if (!r->tail_below || n % r->k->batch >= r->tail_below) {
+		if (__builtin_expect(!r->ks, 0))
+			fb_rung_key(s, r);
 		step(s, r, out, in, n);
-	else
+	} else {
 		ladder_walk(s, step, out, in, n);
+	}
 }
 
 static void ecb_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
@@ -358,10 +382,12 @@ static void xts_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_
 static void par_run(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_t *out,
 		    const uint8_t *in, size_t n)
 {
-	if (s->threads != 1 && n >= fb_blocks_in(s->bs, FB_MT_MIN))
+	if (s->threads != 1 && n >= fb_blocks_in(s->bs, FB_MT_MIN)) {
+		fb_rungs_ready(s);
 		fb_mode_threaded(s, run, starts, out, in, n);
-	else
+	} else {
 		run(s, out, in, n);
+	}
 }
 
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)

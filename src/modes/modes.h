@@ -15,8 +15,10 @@
  * tail_below blocks past this kernel's whole batches goes on (0: none). */
 typedef struct fb_rung {
 	const fb_kernel *k;
-	const void *ks;
-	size_t below, tail_below;
+	const void *ks; /* NULL until the rung's first run builds it (fb_rung_key) */
+	void *area;     /* where its schedule lives, shared by rungs of one format */
+	size_t below;
+	unsigned tail_below, area_bytes; /* 32 bits: the state stays in 7 cache lines */
 } fb_rung;
 
 typedef struct fb_state {
@@ -40,11 +42,28 @@ typedef struct fb_state {
 	unsigned ctr_cap, ctr_len, ctr_pos; /* bytes: room, made, used */
 	int ctr_short;    /* an earlier update was shorter than ctr_cap */
 	size_t used;      /* context bytes from its start through the last key schedule */
+	size_t eager_end; /* context bytes from its start through what fb_init fills */
 	unsigned threads; /* for large parallel runs: 1 = the caller's only, 0 = every CPU we may use */
 	/* rung[0]: par; then narrower, widest first; then one with below 0 */
 	fb_rung rung[2 + FB_LADDER_MAX];
 	unsigned nrungs;
+	/* The data key, kept inside the context for the schedules built on
+	 * first use (NULL: every schedule was built at fb_init). */
+	const uint8_t *key;
+	size_t klen;      /* the data key's bytes (XTS: half of key_len) */
+	/* What fb_init was given besides the key, for re-keying in place */
+	size_t key_len;
+	fb_options opt;
 } fb_state;
+
+/* Builds the schedule of rung r, and of every rung sharing its area, from
+ * s->key: a wide kernel's schedule is paid for only by a run that reaches
+ * it (block_modes.c). */
+void fb_rung_key(fb_state *s, const fb_rung *r);
+
+/* Builds every schedule not yet built: before runs on several threads,
+ * which must not build one concurrently. */
+void fb_rungs_ready(fb_state *s);
 
 /* Whole blocks in n bytes. Blocks are 8 or 16 bytes, so a shift: a
  * division by the variable block size costs more than the rest of a
