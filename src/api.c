@@ -167,16 +167,18 @@ static int areas_known(fb_ctx *ctx)
 	       s->eager_end >= AREAS_AT && s->eager_end <= s->used;
 }
 
-/* Wipes the key schedules, the kept key and CTR's keystream of a context
- * whose areas are known. Schedules built on first use are zeroed when
+/* Wipes the key schedules (with `eager`, also what fb_init fills: the
+ * serial kernel's, the tweak key's, the kept key), and CTR's keystream,
+ * of a context whose areas are known. Schedules built on first use are zeroed when
  * built (fb_rung_key) and marked unbuilt here, so an unbuilt one is never
  * cleared. */
-static void wipe_areas(fb_ctx *ctx)
+static void wipe_areas(fb_ctx *ctx, int eager)
 {
 	fb_state *s = state_of(ctx);
 	unsigned char *base = (unsigned char *)ctx, *lazy = base + s->eager_end;
 	fb_ctr_forget(s); /* what was made of it */
-	fb_wipe(base + AREAS_AT, s->eager_end - AREAS_AT);
+	if (eager)
+		fb_wipe(base + AREAS_AT, s->eager_end - AREAS_AT);
 	for (unsigned i = 0; i < s->nrungs && i < FB_LADDER_MAX + 1; i++) {
 		fb_rung *r = &s->rung[i];
 		unsigned char *a = r->area;
@@ -196,7 +198,7 @@ static size_t wipe_used(fb_ctx *ctx)
 	fb_state *s = state_of(ctx);
 	size_t zero = AREAS_AT;
 	if (areas_known(ctx)) {
-		wipe_areas(ctx);
+		wipe_areas(ctx, 1);
 		zero = s->eager_end;
 	}
 	fb_wipe(s, sizeof *s);
@@ -453,7 +455,10 @@ static int rekey(fb_ctx *ctx, const fb_cipher *c, const uint8_t *key, size_t key
 	fb_state *s = state_of(ctx);
 	int rc = check_init_args(c, key, key_len, iv, iv_len, opt);
 	if (!rc) {
-		wipe_areas(ctx);
+		/* The same kernels and key length write the same bytes of the
+		 * same areas: the new schedules and key overwrite the old ones,
+		 * and what no setkey writes is still zero from the first fb_init. */
+		wipe_areas(ctx, 0);
 		rc = fill_keys(s, key);
 	}
 	if (rc) {
