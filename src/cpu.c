@@ -21,9 +21,10 @@ static uint64_t xgetbv0(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* AMD family 17h (Zen 1, Zen 2): gathers are microcoded, one element
- * every few cycles. */
-static int slow_gather(unsigned leaf1_eax)
+/* The AMD Zen family (17h and later) as FB_CPU_ properties: on family
+ * 17h (Zen 1, Zen 2) gathers are also microcoded, one element every few
+ * cycles. */
+static uint32_t amd_class(unsigned leaf1_eax)
 {
 	unsigned a, b, c, d;
 	__cpuid(0, a, b, c, d);
@@ -31,7 +32,9 @@ static int slow_gather(unsigned leaf1_eax)
 	unsigned family = (leaf1_eax >> 8) & 0xF;
 	if (family == 0xF)
 		family += (leaf1_eax >> 20) & 0xFF;
-	return amd && family == 0x17;
+	if (!amd || family < 0x17)
+		return 0;
+	return FB_CPU_AMD_ZEN | (family == 0x17 ? FB_CPU_SLOW_GATHER : 0);
 }
 
 static uint32_t detect(void)
@@ -39,7 +42,7 @@ static uint32_t detect(void)
 	unsigned a, b, c, d, f = 0;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
-	if (slow_gather(a)) f |= FB_CPU_SLOW_GATHER;
+	f |= amd_class(a);
 	if (d & (1u << 26)) f |= FB_CPU_SSE2;
 	if (c & (1u << 9)) f |= FB_CPU_SSSE3;
 	if (c & (1u << 19)) f |= FB_CPU_SSE41;
@@ -109,6 +112,7 @@ static const char *const feature_names[] = {
 	"sse2", "ssse3", "sse4.1", "aesni", "pclmul", "avx", "avx2", "bmi2",
 	"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512vbmi2",
 	"gfni", "vaes", "vpclmulqdq", "avx512bitalg", "slow-gather",
+	"amd-zen",
 };
 
 void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap)

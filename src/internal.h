@@ -35,6 +35,11 @@ enum {
 	 * family 17h, Zen 1 and Zen 2). Kernels built on gathers can ask the
 	 * selection to pass them over here (fb_kernel.avoid_on). */
 	FB_CPU_SLOW_GATHER = 1u << 18,
+	/* A property: an AMD Zen core (family 17h and later). Its four
+	 * integer pipes run a one-block chain of bitsliced rounds faster than
+	 * one AVX-512 lane group does, which Intel's cores do not
+	 * (fb_kernel.serial_avoid_on). */
+	FB_CPU_AMD_ZEN = 1u << 19,
 };
 
 /* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */
@@ -159,6 +164,8 @@ typedef struct fb_kernel {
 	/* FB_CPU_* properties under which the default choice passes this
 	 * kernel over for the next in its list (it can still be forced). */
 	uint32_t avoid_on;
+	/* Likewise, for the family's serial list only (chains of one block). */
+	uint32_t serial_avoid_on;
 } fb_kernel;
 
 /* Each family lists its implementations, NULL-terminated, in order of

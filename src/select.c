@@ -53,10 +53,12 @@ static int runs_on(const fb_kernel *k, uint32_t cpu)
 	return (cpu & k->cpu_needs) == k->cpu_needs;
 }
 
-static const fb_kernel *first_usable(const fb_kernel *const *list, uint32_t cpu, int need_ct)
+/* serial: the list serves chains of one block (fb_kernel.serial_avoid_on). */
+static const fb_kernel *first_usable(const fb_kernel *const *list, uint32_t cpu, int need_ct, int serial)
 {
 	for (; *list; list++)
-		if (runs_on(*list, cpu) && !(cpu & (*list)->avoid_on) && (!need_ct || (*list)->constant_time))
+		if (runs_on(*list, cpu) && !(cpu & (*list)->avoid_on) &&
+		    !(serial && (cpu & (*list)->serial_avoid_on)) && (!need_ct || (*list)->constant_time))
 			return *list;
 	return NULL;
 }
@@ -133,10 +135,10 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 		out->wide = fb_mode_parallel(q->mode, q->encrypt) && k->batch > 1;
 		return FB_OK;
 	}
-	out->par = first_usable(fam->parallel, q->cpu, need_ct);
-	out->ser = first_usable(fam->serial, q->cpu, need_ct);
+	out->par = first_usable(fam->parallel, q->cpu, need_ct, 0);
+	out->ser = first_usable(fam->serial, q->cpu, need_ct, 1);
 	if (!out->ser)
-		out->ser = first_usable(fam->parallel, q->cpu, need_ct);
+		out->ser = first_usable(fam->parallel, q->cpu, need_ct, 1);
 	if (!out->par || !out->ser)
 		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
 	const fb_kernel *small = small_kernel(q, need_ct);
@@ -193,9 +195,9 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 	}
 	/* else one stream at a time on the serial chains' kernel */
 	out->lanes = NULL;
-	out->kernel = first_usable(fam->serial, q->cpu, need_ct);
+	out->kernel = first_usable(fam->serial, q->cpu, need_ct, 1);
 	if (!out->kernel)
-		out->kernel = first_usable(fam->parallel, q->cpu, need_ct);
+		out->kernel = first_usable(fam->parallel, q->cpu, need_ct, 1);
 	if (!out->kernel)
 		return need_ct ? FB_ERR_NOT_CONSTANT_TIME : FB_ERR_IMPL_UNAVAILABLE;
 	return FB_OK;

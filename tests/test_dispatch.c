@@ -33,7 +33,7 @@ typedef struct {
 } machine;
 
 static const machine machines[] = {
-	{ "AVX-512 + GFNI + VAES (Sapphire Rapids, Zen 4)", AVX512_ALL, {
+	{ "AVX-512 + GFNI + VAES (Sapphire Rapids)", AVX512_ALL, {
 		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
@@ -44,14 +44,25 @@ static const machine machines[] = {
 		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512", "twofish/avx512-gfni-ct",
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
-	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3, {
+	{ "AVX-512 + GFNI + VAES on AMD Zen (Zen 4)", AVX512_ALL | FB_CPU_AMD_ZEN, {
+		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/gfni-avx512", "des/table",
+		  "des/gfni-avx512" },
+		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
+		  "aes/vaes-avx2" },
+		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx512", "mars/portable", "mars/permute-avx512", "mars/permute-avx512",
+		  "mars/portable", NULL },
+		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512", "twofish/avx512-gfni-ct",
+		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
+		{ "serpent", "serpent/avx512", "serpent/bitslice", "serpent/avx512", "serpent/bitslice", NULL, NULL } } },
+	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3 | FB_CPU_AMD_ZEN, {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
 		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/avx2", "twofish/table", NULL, NULL, "twofish/table", NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", NULL, NULL } } },
-	{ "AVX2 + AES-NI only, slow gathers (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER, {
+	{ "AVX2 + AES-NI only, slow gathers (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN, {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
