@@ -314,9 +314,9 @@ static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_op
  * kernels want it), XTS's tweak key and the kept data key. */
 static int fill_keys(fb_state *s, const uint8_t *key)
 {
-	int rc = s->ser->setkey((void *)s->ks_ser, key, s->klen);
-	if (!rc && s->ks_tweak)
-		rc = s->ser->setkey((void *)s->ks_tweak, key + s->klen, s->klen);
+	int rc = fb_setkey(s->ser, s->enc_only, (void *)s->ks_ser, key, s->klen);
+	if (!rc && s->ks_tweak) /* the tweak is only ever encrypted */
+		rc = fb_setkey(s->ser, 1, (void *)s->ks_tweak, key + s->klen, s->klen);
 	if (s->key)
 		memcpy((void *)s->key, key, s->klen);
 	return rc;
@@ -403,6 +403,8 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->c = c;
 	s->mode = c->mode;
 	s->encrypt = dir == FB_ENCRYPT;
+	s->enc_only = s->encrypt || s->mode == FB_CTR || s->mode == FB_CFB || s->mode == FB_CFB8 ||
+		      s->mode == FB_OFB;
 	s->bs = c->family->block_size;
 	s->pos = s->bs;
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;

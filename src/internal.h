@@ -144,6 +144,9 @@ typedef struct fb_kernel {
 	size_t (*ks_bytes)(size_t keylen); /* NULL: ks_size for every key length */
 	const char *note;     /* one line: technique, for `fastblock list` */
 	int (*setkey)(void *ks, const uint8_t *key, size_t keylen);
+	/* NULL, or setkey without what only decrypt reads (AES's inverse
+	 * round keys), for contexts that never decrypt: same format. */
+	int (*setkey_enc)(void *ks, const uint8_t *key, size_t keylen);
 	void (*encrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 	void (*decrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 	void (*ctr32)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

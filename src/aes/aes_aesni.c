@@ -97,23 +97,33 @@ static TGT void expand256(__m128i *rk, const uint8_t *key)
 	}
 }
 
+/* The encryption round keys alone: on Zen 4 the inverse ones cost 10 of
+ * AES-128's 71 TSC ticks of re-keying. */
+TGT int fb_aes_ni_setkey_enc(void *ksp, const uint8_t *key, size_t keylen)
+{
+	fb_aes_x86_ks *ks = ksp;
+	__m128i *ek = (__m128i *)ks->ek;
+	switch (keylen) {
+	case 16: ks->rounds = 10; expand128(ek, key); break;
+	case 24: ks->rounds = 12; expand192(ek, key); break;
+	case 32: ks->rounds = 14; expand256(ek, key); break;
+	default: return FB_ERR_KEY_LENGTH;
+	}
+	return FB_OK;
+}
+
 TGT int fb_aes_ni_setkey(void *ksp, const uint8_t *key, size_t keylen)
 {
 	fb_aes_x86_ks *ks = ksp;
 	__m128i *ek = (__m128i *)ks->ek, *dk = (__m128i *)ks->dk;
-	unsigned nr;
-
-	switch (keylen) {
-	case 16: nr = 10; expand128(ek, key); break;
-	case 24: nr = 12; expand192(ek, key); break;
-	case 32: nr = 14; expand256(ek, key); break;
-	default: return FB_ERR_KEY_LENGTH;
-	}
+	int rc = fb_aes_ni_setkey_enc(ksp, key, keylen);
+	if (rc)
+		return rc;
+	unsigned nr = ks->rounds;
 	dk[0] = ek[nr];
 	for (unsigned i = 1; i < nr; i++)
 		dk[i] = _mm_aesimc_si128(ek[nr - i]);
 	dk[nr] = ek[0];
-	ks->rounds = nr;
 	return FB_OK;
 }
 
@@ -410,6 +420,7 @@ const fb_kernel fb_aes_aesni = {
 	.ks_size = sizeof(fb_aes_x86_ks),
 	.note = "AES-NI, 8 blocks interleaved, fused CTR, CBC-dec and XTS; one block for serial modes (constant time)",
 	.setkey = fb_aes_ni_setkey,
+	.setkey_enc = fb_aes_ni_setkey_enc,
 	.encrypt = fb_aes_ni_encrypt,
 	.decrypt = fb_aes_ni_decrypt,
 	.ctr32 = fb_aes_ni_ctr32,

@@ -420,6 +420,7 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.ks_size = sizeof(fb_aes_x86_ks),
 	.note = "512-bit VAES, 8 x 4 blocks interleaved, fused CTR and CBC-dec (constant time)",
 	.setkey = fb_aes_ni_setkey,
+	.setkey_enc = fb_aes_ni_setkey_enc,
 	.encrypt = encrypt,
 	.decrypt = decrypt,
 	.ctr32 = ctr32,

@@ -20,6 +20,7 @@ typedef struct {
 } fb_aes_x86_ks;
 
 int fb_aes_ni_setkey(void *ks, const uint8_t *key, size_t keylen);
+int fb_aes_ni_setkey_enc(void *ks, const uint8_t *key, size_t keylen);
 void fb_aes_ni_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_aes_ni_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_aes_ni_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

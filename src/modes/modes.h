@@ -54,7 +54,14 @@ typedef struct fb_state {
 	/* What fb_init was given besides the key, for re-keying in place */
 	size_t key_len;
 	fb_options opt;
+	int enc_only;     /* no kernel decrypts: CTR, CFB, CFB8, OFB, or encryption */
 } fb_state;
+
+/* The key setup for kernel k in a context that never decrypts with it. */
+static inline int fb_setkey(const fb_kernel *k, int enc_only, void *ks, const uint8_t *key, size_t klen)
+{
+	return (enc_only && k->setkey_enc ? k->setkey_enc : k->setkey)(ks, key, klen);
+}
 
 /* Builds the schedule of rung r, and of every rung sharing its area, from
  * s->key: a wide kernel's schedule is paid for only by a run that reaches
