@@ -32,12 +32,15 @@ static const struct {
  * src/modes/block_modes.c). The ladder's last rung makes that block at
  * a one-block cost (fb_select), while a serial schedule would be key
  * setup spent on one block: for 3DES a third
- * of fb_init (docs/architecture.md). CFB and CFB8 decryption chain single
- * blocks (a partial block, short CFB8 input), and XTS keys its tweak on
- * the serial kernel. */
+ * of fb_init (docs/architecture.md). XTS too: its serial kernel only
+ * encrypts each message's tweak, under the tweak key, so the last rung
+ * does that in the data key's format (a serial kernel of another format,
+ * such as serpent/bitslice beside serpent/avx512 on AMD Zen, would cost a
+ * third schedule). CFB and CFB8 decryption chain single blocks (a partial
+ * block, short CFB8 input). */
 static int serial_unused(enum fb_mode mode, int encrypt)
 {
-	return mode == FB_ECB || mode == FB_CTR || (mode == FB_CBC && !encrypt);
+	return mode == FB_ECB || mode == FB_CTR || mode == FB_XTS || (mode == FB_CBC && !encrypt);
 }
 
 int fb_mode_parallel(enum fb_mode mode, int encrypt)

@@ -128,8 +128,8 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 		p = s = "des/table";
 	else if ((small = 0), !fb_mode_parallel(c->mode, enc))
 		p = s;
-	else if (c->mode == FB_ECB || c->mode == FB_CTR || (c->mode == FB_CBC && !enc))
-		s = p; /* no serial schedule of its own */
+	else if (c->mode == FB_ECB || c->mode == FB_CTR || c->mode == FB_XTS || (c->mode == FB_CBC && !enc))
+		s = p; /* no serial schedule of its own (XTS: the tweak on the data key's format) */
 	/* single blocks of a wide mode with no serial kernel of its own (or
 	 * none that keeps the flag) go to the ladder's last rung */
 	if (!small && p && s && !strcmp(s, p) && one && fb_mode_parallel(c->mode, enc))
