@@ -169,9 +169,9 @@ static int areas_known(fb_ctx *ctx)
 
 /* Wipes the key schedules (with `eager`, also what fb_init fills: the
  * serial kernel's, the tweak key's, the kept key), and CTR's keystream,
- * of a context whose areas are known. Schedules built on first use are zeroed when
- * built (fb_rung_key) and marked unbuilt here, so an unbuilt one is never
- * cleared. */
+ * of a context whose areas are known. Schedules built on first use are
+ * zeroed when built (fb_rung_key) and marked unbuilt here, so an unbuilt
+ * one is never cleared. */
 static void wipe_areas(fb_ctx *ctx, int eager)
 {
 	fb_state *s = state_of(ctx);
@@ -394,6 +394,18 @@ static void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
 		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
 }
 
+/* The options a context keeps: the caller's, or the defaults for NULL. */
+static fb_options options_of(const fb_options *opt)
+{
+	return opt ? *opt : (fb_options){ .padding = FB_PAD_DEFAULT };
+}
+
+/* How many threads large runs may use, from the kept options. */
+static unsigned threads_of(const fb_state *s)
+{
+	return s->opt.flags & FB_FLAG_THREADS ? 0 : 1;
+}
+
 /* Sets up a context whose plan fits it. */
 static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_t *key,
 		    size_t key_len, const uint8_t *iv, size_t iv_len, const fb_options *opt,
@@ -420,9 +432,9 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 		s->rung[i].tail_below = sel->rung[i].tails ? (unsigned)sel->rung[i].below : 0;
 	}
 	s->rung[s->nrungs] = (fb_rung){ 0 };
-	s->threads = opt && (opt->flags & FB_FLAG_THREADS) ? 0 : 1;
 	s->key_len = key_len;
-	s->opt = opt ? *opt : (fb_options){ .padding = FB_PAD_DEFAULT };
+	s->opt = options_of(opt);
+	s->threads = threads_of(s);
 	s->ctr_ks = (unsigned char *)ctx + l->ctr;
 	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;
@@ -443,7 +455,7 @@ static int same_plan(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, siz
 		     const fb_options *opt)
 {
 	const fb_state *s = state_of(ctx);
-	fb_options o = opt ? *opt : (fb_options){ .padding = FB_PAD_DEFAULT };
+	fb_options o = options_of(opt);
 	return areas_known(ctx) && s->c == c && (dir == FB_ENCRYPT || dir == FB_DECRYPT) &&
 	       s->encrypt == (dir == FB_ENCRYPT) && s->key_len == key_len && s->opt.flags == o.flags &&
 	       s->opt.padding == o.padding && s->opt.impl == o.impl;
@@ -467,7 +479,7 @@ static int rekey(fb_ctx *ctx, const fb_cipher *c, const uint8_t *key, size_t key
 		wipe_used(ctx);
 		return rc;
 	}
-	s->threads = s->opt.flags & FB_FLAG_THREADS ? 0 : 1;
+	s->threads = threads_of(s);
 	fb_wipe(s->iv, sizeof s->iv);
 	restart(s, iv, iv_len);
 	return FB_OK;
