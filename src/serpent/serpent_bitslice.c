@@ -8,6 +8,7 @@
  * Also the key schedule shared by every Serpent kernel (see serpent.h).
  */
 #include "serpent.h"
+#include "../block128_simd.h"
 
 #define AND(a, b) ((a) & (b))
 #define OR(a, b) ((a) | (b))
@@ -184,12 +185,12 @@ int fb_serpent_setkey_exact(void *ksv, const uint8_t *key, size_t keylen)
 #define LT(x0, x1, x2, x3) FB_SERPENT_LT(ROL, SHL, XOR3, x0, x1, x2, x3)
 #define ILT(x0, x1, x2, x3) FB_SERPENT_ILT(ROL, SHL, XOR3, x0, x1, x2, x3)
 #define LOAD(x0, x1, x2, x3, p) do { \
-	x0 = fb_load32_le(p); x1 = fb_load32_le((p) + 4); \
-	x2 = fb_load32_le((p) + 8); x3 = fb_load32_le((p) + 12); \
+	x0 = fb_b128_load32(p); x1 = fb_b128_load32((p) + 4); \
+	x2 = fb_b128_load32((p) + 8); x3 = fb_b128_load32((p) + 12); \
 } while (0)
 #define STORE(p, x0, x1, x2, x3) do { \
-	fb_store32_le(p, x0); fb_store32_le((p) + 4, x1); \
-	fb_store32_le((p) + 8, x2); fb_store32_le((p) + 12, x3); \
+	fb_b128_store32(p, x0); fb_b128_store32((p) + 4, x1); \
+	fb_b128_store32((p) + 8, x2); fb_b128_store32((p) + 12, x3); \
 } while (0)
 
 /* One block: DR is a decryption round on a0..a3. */
@@ -204,12 +205,13 @@ int fb_serpent_setkey_exact(void *ksv, const uint8_t *key, size_t keylen)
 	FB_SERPENT_LT_KEYED(ROL, SHL, XOR, XOR3, KW, a0, a1, a2, a3); \
 } while (0)
 
-static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
+/* Encrypts the block held as four words in w[] (the form the CBC chain
+ * keeps in registers, block128_simd.h). */
+static ALWAYS_INLINE void encrypt1_words(const serpent_ks *ks, uint32_t w[4])
 {
 	const uint32_t(*k)[4] = ks->ks;
-	uint32_t a0, a1, a2, a3;
+	uint32_t a0 = w[0], a1 = w[1], a2 = w[2], a3 = w[3];
 
-	LOAD(a0, a1, a2, a3, in);
 	KX(k[0], a0, a1, a2, a3);
 	for (int r = 0; r < 24; r += 8) {
 		SBD(S0); LTK(k[r + 1]); SBD(S1); LTK(k[r + 2]); SBD(S2); LTK(k[r + 3]);
@@ -220,7 +222,16 @@ static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 	SBD(S3); LTK(k[28]); SBD(S4); LTK(k[29]); SBD(S5); LTK(k[30]);
 	SBD(S6); LTK(k[31]); SBD(S7);
 	KX(k[32], a0, a1, a2, a3);
-	STORE(out, a0, a1, a2, a3);
+	w[0] = a0, w[1] = a1, w[2] = a2, w[3] = a3;
+}
+
+static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
+{
+	uint32_t w[4];
+
+	LOAD(w[0], w[1], w[2], w[3], in);
+	encrypt1_words(ks, w);
+	STORE(out, w[0], w[1], w[2], w[3]);
 }
 
 static void decrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
@@ -310,6 +321,8 @@ void fb_serpent_bitslice_decrypt(const void *ks, uint8_t *out, const uint8_t *in
 		decrypt1(ks, out, in);
 }
 
+FB_B128_CBC_ENC_WORDS(serpent_cbc_enc, (const serpent_ks *)ksp, encrypt1_words)
+
 const fb_kernel fb_serpent_bitslice = {
 	.name = "serpent/bitslice",
 	.family = "serpent",
@@ -324,4 +337,5 @@ const fb_kernel fb_serpent_bitslice = {
 	.decrypt = fb_serpent_bitslice_decrypt,
 	.ctr32 = NULL,
 	.cbc_dec = NULL,
+	.cbc_enc = serpent_cbc_enc,
 };
