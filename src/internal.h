@@ -159,6 +159,13 @@ typedef struct fb_kernel {
 	 * last ciphertext block); NULL: the mode layer's copy-and-encrypt. */
 	void (*cfb_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *iv);
+	/* A serial kernel's CFB encryption of whole blocks (C_i = P_i ^
+	 * E(C_i-1); iv becomes the last ciphertext block) and CFB8 encryption
+	 * of len bytes (iv is the shift register); NULL: the mode layer's
+	 * paths over cbc_enc or one block at a time. */
+	void (*cfb_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			uint8_t *iv);
+	void (*cfb8_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv);
 	void (*xts_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *tweak);
 	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

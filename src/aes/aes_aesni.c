@@ -310,6 +310,25 @@ TGT void fb_aes_ni_cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, siz
 
 /* ---- CBC encryption (serial) ------------------------------------------------ */
 
+/* The encryption round keys of an nr-round schedule, in registers once nr
+ * is a constant (the serial chains below are inlined per key length). */
+static inline __attribute__((always_inline)) TGT void keys_in(__m128i *k, const fb_aes_x86_ks *ks,
+							      const unsigned nr)
+{
+	const __m128i *rk = (const __m128i *)ks->ek;
+	_Pragma("GCC unroll 15") for (unsigned i = 0; i <= nr; i++)
+		k[i] = rk[i];
+}
+
+/* Rounds 1 .. nr-1 of one block. */
+static inline __attribute__((always_inline)) TGT __m128i middle_rounds(__m128i x, const __m128i *k,
+								       const unsigned nr)
+{
+	_Pragma("GCC unroll 14") for (unsigned i = 1; i < nr; i++)
+		x = _mm_aesenc_si128(x, k[i]);
+	return x;
+}
+
 /* One block's latency is the chain of nr AES rounds; the XOR of the next
  * plaintext and round key 0 is folded into the last round's key:
  *   y = AESENCLAST(x, k[nr] ^ k[0] ^ p_next) = c ^ k[0] ^ p_next,
@@ -320,16 +339,13 @@ static inline __attribute__((always_inline)) TGT void
 cbc_enc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
 	   const unsigned nr)
 {
-	const __m128i *rk = (const __m128i *)ks->ek;
 	__m128i k[15], x;
 
-	_Pragma("GCC unroll 15") for (unsigned i = 0; i <= nr; i++)
-		k[i] = rk[i];
+	keys_in(k, ks, nr);
 	/* State of block 0 after AddRoundKey. */
 	x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)iv), _mm_xor_si128(LOAD(in, 0), k[0]));
 	for (;;) {
-		_Pragma("GCC unroll 14") for (unsigned i = 1; i < nr; i++)
-			x = _mm_aesenc_si128(x, k[i]);
+		x = middle_rounds(x, k, nr);
 		if (--n == 0)
 			break;
 		__m128i pk = _mm_xor_si128(LOAD(in, 1), k[0]);
@@ -343,20 +359,95 @@ cbc_enc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n, u
 	_mm_storeu_si128((__m128i *)iv, x);
 }
 
+/* Runs fn(ks, ..., nr) with nr a constant of each case, so that the
+ * inlined chain keeps its round keys in registers. */
+#define BY_ROUNDS(ks, fn, ...)                                      \
+	do {                                                        \
+		switch ((ks)->rounds) {                             \
+		case 10: fn(ks, __VA_ARGS__, 10); break;            \
+		case 12: fn(ks, __VA_ARGS__, 12); break;            \
+		default: fn(ks, __VA_ARGS__, 14); break;            \
+		}                                                   \
+	} while (0)
+
 /* CBC encryption of nblocks with chaining value iv[] (updated to the last
- * ciphertext block); out == in works. Not in the kernel contract yet: a
- * candidate for a cbc_enc hook. */
+ * ciphertext block); out == in works: the cbc_enc hook. */
 TGT void fb_aes_ni_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks,
 			   uint8_t *iv)
 {
 	const fb_aes_x86_ks *ks = ksp;
-	if (nblocks == 0)
-		return;
-	switch (ks->rounds) {
-	case 10: cbc_enc_nr(ks, out, in, nblocks, iv, 10); break;
-	case 12: cbc_enc_nr(ks, out, in, nblocks, iv, 12); break;
-	default: cbc_enc_nr(ks, out, in, nblocks, iv, 14); break;
+	if (nblocks)
+		BY_ROUNDS(ks, cbc_enc_nr, out, in, nblocks, iv);
+}
+
+/* ---- CFB and CFB8 encryption (serial) --------------------------------------- */
+
+/* CFB: C_i = P_i ^ E(C_i-1). The chain is the nr rounds alone, as in CBC
+ * encryption: the last round's key takes P_i ^ k[0], so that its output
+ * C_i ^ k[0] is the next block's state after AddRoundKey. */
+static inline __attribute__((always_inline)) TGT void
+cfb_enc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
+	   const unsigned nr)
+{
+	__m128i k[15], x;
+
+	keys_in(k, ks, nr);
+	x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)iv), k[0]);
+	for (; n; n--, in += 16, out += 16) {
+		x = middle_rounds(x, k, nr);
+		__m128i pk = _mm_xor_si128(LOAD(in, 0), k[0]);
+		x = _mm_aesenclast_si128(x, _mm_xor_si128(k[nr], pk));
+		STORE(out, 0, _mm_xor_si128(x, k[0]));
 	}
+	_mm_storeu_si128((__m128i *)iv, _mm_xor_si128(x, k[0]));
+}
+
+/* CFB encryption of whole blocks; iv[] becomes the last ciphertext block:
+ * the cfb_enc hook. */
+TGT void fb_aes_ni_cfb_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks,
+			   uint8_t *iv)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (nblocks)
+		BY_ROUNDS(ks, cfb_enc_nr, out, in, nblocks, iv);
+}
+
+/* CFB8: c = p ^ (first byte of E(R)), R = R << 8 | c. The shift register
+ * stays in a register: through memory, each byte's 16-byte load of R
+ * would wait for the one-byte store before it (a failed store forwarding
+ * on every byte). p goes into the last round's key, so the chain is the
+ * nr rounds, a byte shift and one XOR with (R >> 8) ^ k[0], made beside
+ * the rounds. */
+static inline __attribute__((always_inline)) TGT void
+cfb8_enc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv,
+	    const unsigned nr)
+{
+	__m128i k[15], r, x;
+
+	keys_in(k, ks, nr);
+	r = _mm_loadu_si128((const __m128i *)iv);
+	x = _mm_xor_si128(r, k[0]);
+	for (size_t j = 0; j < len; j++) {
+		__m128i next = _mm_srli_si128(r, 1);
+		__m128i next_k = _mm_xor_si128(next, k[0]);
+		x = middle_rounds(x, k, nr);
+		x = _mm_aesenclast_si128(x, _mm_xor_si128(k[nr], _mm_cvtsi32_si128(in[j])));
+		out[j] = (uint8_t)_mm_cvtsi128_si32(x);
+		__m128i c = _mm_slli_si128(x, 15);
+		r = _mm_xor_si128(next, c);
+		x = _mm_xor_si128(next_k, c);
+	}
+	_mm_storeu_si128((__m128i *)iv, r);
+}
+
+/* CFB8 encryption of len bytes; iv[] is the shift register: the cfb8_enc
+ * hook. */
+TGT void fb_aes_ni_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t len,
+			    uint8_t *iv)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (len)
+		BY_ROUNDS(ks, cfb8_enc_nr, out, in, len, iv);
 }
 
 /* ---- XTS -------------------------------------------------------------------- */
@@ -426,6 +517,8 @@ const fb_kernel fb_aes_aesni = {
 	.ctr32 = fb_aes_ni_ctr32,
 	.cbc_dec = fb_aes_ni_cbc_dec,
 	.cfb_dec = fb_aes_ni_cfb_dec,
+	.cfb_enc = fb_aes_ni_cfb_enc,
+	.cfb8_enc = fb_aes_ni_cfb8_enc,
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.xts_enc = fb_aes_ni_xts_enc,
 	.xts_dec = fb_aes_ni_xts_dec,

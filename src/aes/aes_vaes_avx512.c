@@ -427,6 +427,8 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.cbc_dec = cbc_dec,
 	.cfb_dec = cfb_dec,
 	.cbc_enc = fb_aes_ni_cbc_enc,
+	.cfb_enc = fb_aes_ni_cfb_enc,
+	.cfb8_enc = fb_aes_ni_cfb8_enc,
 	.xts_enc = fb_aes_vaes512_xts_enc,
 	.xts_dec = fb_aes_vaes512_xts_dec,
 };

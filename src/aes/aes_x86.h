@@ -34,6 +34,11 @@ void fb_aes_ni_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 /* Serial CBC encryption: the cbc_enc hook of the x86 kernels. */
 void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
+/* Serial CFB encryption of whole blocks and CFB8 encryption of bytes:
+ * the cfb_enc and cfb8_enc hooks of the x86 kernels. */
+void fb_aes_ni_cfb_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
+		       uint8_t *iv);
+void fb_aes_ni_cfb8_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv);
 /* XTS over whole blocks with AES-NI; tweak[] is advanced (the xts hooks). */
 void fb_aes_ni_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);
 void fb_aes_ni_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);

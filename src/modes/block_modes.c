@@ -456,6 +456,10 @@ static void stream_via_cbc(fb_state *s, uint8_t *out, const uint8_t *in, size_t 
 static void serial_stream_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
+	if (s->mode == FB_CFB && s->ser->cfb_enc) {
+		s->ser->cfb_enc(s->ks_ser, out, in, n, s->iv);
+		return;
+	}
 	if (s->ser->cbc_enc && n >= SERIAL_VIA_CBC_MIN) {
 		stream_via_cbc(s, out, in, n);
 		return;
@@ -496,6 +500,10 @@ static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 	unsigned bs = s->bs;
 	if (s->wide && len >= 16) {
 		cfb8_decrypt_parallel(s, out, in, len);
+		return;
+	}
+	if (s->encrypt && s->ser->cfb8_enc) {
+		s->ser->cfb8_enc(s->ks_ser, out, in, len, s->iv);
 		return;
 	}
 	for (size_t i = 0; i < len; i++) {
