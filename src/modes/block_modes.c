@@ -495,9 +495,40 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 	fb_wipe(tmp, used);
 }
 
-static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+/* CFB8 one byte at a time. On little-endian hosts the shift register
+ * lives in 64-bit words and is written back whole: the kernel's loads of
+ * it then forward from those stores, where a byte-wise shift in memory
+ * made every byte's block load wait for the stores before it
+ * (rc6-128-cfb8 on Zen 5: 137 -> 108 TSC ticks a byte). */
+static void cfb8_serial(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t r[2];
+	unsigned last = bs / 8 - 1;
+	memcpy(r, s->iv, bs);
+	for (size_t i = 0; i < len; i++) {
+		ser_encrypt1(s, s->ksb, (const uint8_t *)r);
+		uint8_t c = s->encrypt ? (uint8_t)(in[i] ^ s->ksb[0]) : in[i];
+		out[i] = in[i] ^ s->ksb[0];
+		if (last)
+			r[0] = r[0] >> 8 | r[1] << 56;
+		r[last] = r[last] >> 8 | (uint64_t)c << 56;
+	}
+	memcpy(s->iv, r, bs);
+#else
+	for (size_t i = 0; i < len; i++) {
+		ser_encrypt1(s, s->ksb, s->iv);
+		uint8_t c = s->encrypt ? (uint8_t)(in[i] ^ s->ksb[0]) : in[i];
+		out[i] = in[i] ^ s->ksb[0];
+		memmove(s->iv, s->iv + 1, bs - 1);
+		s->iv[bs - 1] = c;
+	}
+#endif
+}
+
+static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
 	if (s->wide && len >= 16) {
 		cfb8_decrypt_parallel(s, out, in, len);
 		return;
@@ -506,13 +537,7 @@ static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 		s->ser->cfb8_enc(s->ks_ser, out, in, len, s->iv);
 		return;
 	}
-	for (size_t i = 0; i < len; i++) {
-		ser_encrypt1(s, s->ksb, s->iv);
-		uint8_t c = s->encrypt ? (uint8_t)(in[i] ^ s->ksb[0]) : in[i];
-		out[i] = in[i] ^ s->ksb[0];
-		memmove(s->iv, s->iv + 1, bs - 1);
-		s->iv[bs - 1] = c;
-	}
+	cfb8_serial(s, out, in, len);
 }
 
 size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
