@@ -751,7 +751,8 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 	uint8_t start[16]; /* the chaining value (XTS: the encrypted tweak) to return to */
 	memcpy(start, s->iv, sizeof start);
 	rc = run_message(ctx, in, in_len, out, clamp_cap(out, out_cap), out_len);
-	restart(s, NULL, 0);
+	if (s->mode != FB_XTS) /* XTS's whole-unit run moves only the tweak */
+		restart(s, NULL, 0);
 	memcpy(s->iv, start, sizeof start);
 	fb_wipe(start, sizeof start);
 	return rc;

@@ -136,10 +136,3 @@ const char *fb_cpu_description(void)
 	fb_cpu_feature_names(fb_cpu_features(), buf, sizeof buf);
 	return buf;
 }
-
-void fb_wipe(void *p, size_t n)
-{
-	memset(p, 0, n);
-	/* The compiler must assume the zeroes are read, so it keeps the memset. */
-	__asm__ volatile("" : : "r"(p) : "memory");
-}

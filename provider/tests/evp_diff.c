@@ -174,7 +174,7 @@ static void one_trial(const char *name, EVP_CIPHER *fbc, EVP_CIPHER *ref, int qu
 
 	EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new(), *cp = NULL;
 	unsigned char *oa = malloc(len + 64), *or_ = malloc(len + 64), *ocp = malloc(len + 64);
-	unsigned char *ia = malloc(len + 64);
+	unsigned char *ia = malloc(len + 64), *scr = malloc(len + 64);
 	memcpy(ia, msg, len);
 	size_t na = 0, nr = 0, ncp = 0;
 	trials++;
@@ -205,8 +205,17 @@ static void one_trial(const char *name, EVP_CIPHER *fbc, EVP_CIPHER *ref, int qu
 		/* in place: the output goes over the input at the same offset */
 		const unsigned char *src = inplace ? ia + pos : msg + pos;
 		unsigned char *dst = inplace ? ia + pos : oa + na;
-		if (inplace && na != pos) /* a held block: EVP in place needs out == in */
+		/* A held or buffered block makes the output lag or lead the
+		 * input, and it may be longer than the input: such a call goes
+		 * out of place, or in place (out == in, which EVP allows) over a
+		 * scratch copy with room, so the provider moves the body itself. */
+		if (inplace && na != pos) {
 			dst = oa + na, src = msg + pos;
+			if (rnd() & 1) {
+				memcpy(scr, msg + pos, n);
+				dst = scr, src = scr;
+			}
+		}
 		unsigned char keep[8192];
 		if (cp && n <= sizeof keep)
 			memcpy(keep, src, n);
@@ -321,6 +330,7 @@ out:
 	free(or_);
 	free(ocp);
 	free(ia);
+	free(scr);
 }
 
 /* ---- bad input --------------------------------------------------------------------- */
