@@ -511,6 +511,26 @@ static int fbp_dinit(void *vx, const unsigned char *key, size_t keylen, const un
 
 /* ---- update -------------------------------------------------------------------- */
 
+/* Copies of a block or less on the per-call path: the block sizes as
+ * fixed-size moves, not calls into memcpy. */
+static inline void blk_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n == 16)
+		memcpy(d, s, 16);
+	else if (n == 8)
+		memcpy(d, s, 8);
+	else
+		memcpy(d, s, n);
+}
+
+/* Zeroes a 16-byte scratch block; the empty asm makes the compiler keep
+ * the stores (it must assume they are read). */
+static inline void wipe_block(uint8_t b[16])
+{
+	memset(b, 0, 16);
+	__asm__ volatile("" : : "r"(b) : "memory");
+}
+
 /* Whole blocks through the library context; CBC's chain follows. in and
  * out are equal or disjoint. */
 static int fbp_blocks(fbp_ctx *x, uint8_t *out, const uint8_t *in, size_t n)
@@ -520,14 +540,14 @@ static int fbp_blocks(fbp_ctx *x, uint8_t *out, const uint8_t *in, size_t n)
 	size_t got;
 	if (!n)
 		return 1;
-	memcpy(last_in, in + n - bs, bs);
+	blk_copy(last_in, in + n - bs, bs);
 	int rc = fb_update(x->fb, out, n, &got, in, n);
 	if (rc != FB_OK || got != n) {
 		FBP_RAISE(x->prov, PROV_R_CIPHER_OPERATION_FAILED, "%s", fb_errname(rc));
 		return 0;
 	}
 	if (fbmode(x) == FB_CBC)
-		memcpy(x->chain, x->enc ? out + n - bs : last_in, bs);
+		blk_copy(x->chain, x->enc ? out + n - bs : last_in, bs);
 	return 1;
 }
 
@@ -571,7 +591,7 @@ static int fbp_update_blockwise(fbp_ctx *x, uint8_t *out, size_t *outl, size_t o
 	uint8_t *dst = out + (x->buf_len ? bs : 0);
 	size_t rest = inl - used - body;
 	uint8_t keep[16];
-	memcpy(keep, in + inl - rest, rest); /* before out may overwrite it */
+	blk_copy(keep, in + inl - rest, rest); /* before out may overwrite it */
 	/* Output that lags or leads the input (a buffered block, a held one)
 	 * over the same memory (a decryption held back for padding, in place:
 	 * every call): the body moves to its place and runs in place there.
@@ -582,8 +602,9 @@ static int fbp_update_blockwise(fbp_ctx *x, uint8_t *out, size_t *outl, size_t o
 		/* One library call for the buffered block and the body: the body
 		 * goes behind the block in out (a short copy, or the move a
 		 * lagging in-place call needs anyway). */
-		memmove(dst, src, body);
-		memcpy(out, x->buf, bs);
+		if (body)
+			memmove(dst, src, body);
+		blk_copy(out, x->buf, bs);
 		ok = fbp_blocks(x, out, out, bs + body);
 	} else {
 		if (lag) {
@@ -595,9 +616,9 @@ static int fbp_update_blockwise(fbp_ctx *x, uint8_t *out, size_t *outl, size_t o
 	}
 	if (!ok)
 		return 0;
-	memcpy(x->buf, keep, rest);
+	blk_copy(x->buf, keep, rest);
 	x->buf_len = rest;
-	OPENSSL_cleanse(keep, sizeof keep);
+	wipe_block(keep);
 	return 1;
 }
 
@@ -607,7 +628,7 @@ static void fbp_block_done(fbp_ctx *x, const uint8_t *in, const uint8_t *out)
 	unsigned bs = x->bs;
 	switch (fbmode(x)) {
 	case FB_CFB:
-		memcpy(x->chain, x->enc ? out : in, bs);
+		blk_copy(x->chain, x->enc ? out : in, bs);
 		break;
 	case FB_OFB:
 		for (unsigned i = 0; i < bs; i++)
