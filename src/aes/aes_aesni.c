@@ -359,17 +359,6 @@ cbc_enc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n, u
 	_mm_storeu_si128((__m128i *)iv, x);
 }
 
-/* Runs fn(ks, ..., nr) with nr a constant of each case, so that the
- * inlined chain keeps its round keys in registers. */
-#define BY_ROUNDS(ks, fn, ...)                                      \
-	do {                                                        \
-		switch ((ks)->rounds) {                             \
-		case 10: fn(ks, __VA_ARGS__, 10); break;            \
-		case 12: fn(ks, __VA_ARGS__, 12); break;            \
-		default: fn(ks, __VA_ARGS__, 14); break;            \
-		}                                                   \
-	} while (0)
-
 /* CBC encryption of nblocks with chaining value iv[] (updated to the last
  * ciphertext block); out == in works: the cbc_enc hook. */
 TGT void fb_aes_ni_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks,
@@ -377,7 +366,7 @@ TGT void fb_aes_ni_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, siz
 {
 	const fb_aes_x86_ks *ks = ksp;
 	if (nblocks)
-		BY_ROUNDS(ks, cbc_enc_nr, out, in, nblocks, iv);
+		BY_ROUNDS(ks, cbc_enc_nr, ks, out, in, nblocks, iv);
 }
 
 /* ---- CFB and CFB8 encryption (serial) --------------------------------------- */
@@ -409,7 +398,7 @@ TGT void fb_aes_ni_cfb_enc(const void *ksp, uint8_t *out, const uint8_t *in, siz
 {
 	const fb_aes_x86_ks *ks = ksp;
 	if (nblocks)
-		BY_ROUNDS(ks, cfb_enc_nr, out, in, nblocks, iv);
+		BY_ROUNDS(ks, cfb_enc_nr, ks, out, in, nblocks, iv);
 }
 
 /* CFB8: c = p ^ (first byte of E(R)), R = R << 8 | c. The shift register
@@ -447,7 +436,7 @@ TGT void fb_aes_ni_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *in, si
 {
 	const fb_aes_x86_ks *ks = ksp;
 	if (len)
-		BY_ROUNDS(ks, cfb8_enc_nr, out, in, len, iv);
+		BY_ROUNDS(ks, cfb8_enc_nr, ks, out, in, len, iv);
 }
 
 /* ---- XTS -------------------------------------------------------------------- */

@@ -54,13 +54,6 @@ INLINE TGT void dec_y(const __m256i *k, int nr, __m256i *x, int nz)
 }
 
 /* Calls body(..., nr) with nr a constant. */
-#define BY_ROUNDS(ks, body, ...) do { \
-	switch ((ks)->rounds) { \
-	case 10: body(__VA_ARGS__, 10); break; \
-	case 12: body(__VA_ARGS__, 12); break; \
-	default: body(__VA_ARGS__, 14); break; \
-	} } while (0)
-
 #define LOADY(p, j) _mm256_loadu_si256((const __m256i *)((p) + 32 * (j)))
 #define STOREY(p, j, v) _mm256_storeu_si256((__m256i *)((p) + 32 * (j)), (v))
 

@@ -58,13 +58,6 @@ INLINE TGT void dec_z(const __m512i *k, int nr, __m512i *x, int nz)
 }
 
 /* Calls body(..., nr) with nr a constant. */
-#define BY_ROUNDS(ks, body, ...) do { \
-	switch ((ks)->rounds) { \
-	case 10: body(__VA_ARGS__, 10); break; \
-	case 12: body(__VA_ARGS__, 12); break; \
-	default: body(__VA_ARGS__, 14); break; \
-	} } while (0)
-
 /* Qword mask of the blocks of register j that lie inside the first n
  * blocks (all 8 qwords when the register is full). */
 INLINE __mmask8 lane_mask(size_t n, int j)

@@ -34,6 +34,17 @@ void fb_aes_ni_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 /* Serial CBC encryption: the cbc_enc hook of the x86 kernels. */
 void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
+/* Runs body(..., nr) with nr a constant in each case, so that a kernel's
+ * inlined loops over the rounds unroll and keep the keys in registers. */
+#define BY_ROUNDS(ks, body, ...)                                   \
+	do {                                                       \
+		switch ((ks)->rounds) {                            \
+		case 10: body(__VA_ARGS__, 10); break;             \
+		case 12: body(__VA_ARGS__, 12); break;             \
+		default: body(__VA_ARGS__, 14); break;             \
+		}                                                  \
+	} while (0)
+
 /* Serial CFB encryption of whole blocks and CFB8 encryption of bytes:
  * the cfb_enc and cfb8_enc hooks of the x86 kernels. */
 void fb_aes_ni_cfb_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
