@@ -389,7 +389,7 @@ static void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
 	s->pos = s->bs;
 	if (!iv_len)
 		return;
-	memcpy(s->iv, iv, iv_len);
+	fb_copy_small(s->iv, iv, iv_len);
 	if (s->mode == FB_XTS)
 		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
 }

@@ -298,6 +298,19 @@ static inline uint32_t fb_rotr32(uint32_t x, unsigned n)
 	n &= 31; return (x >> n) | (x << ((32 - n) & 31));
 }
 
+/* Copies n bytes, n usually a block: the block sizes become fixed-size
+ * moves. Per-call paths copy a block or two, and a call into the C
+ * library's memcpy for them costs more than the copy. */
+static inline void fb_copy_small(void *d, const void *s, size_t n)
+{
+	if (n == 16)
+		memcpy(d, s, 16);
+	else if (n == 8)
+		memcpy(d, s, 8);
+	else
+		memcpy(d, s, n);
+}
+
 /* Zeroes memory in a way the compiler may not drop: it must assume the
  * zeroes are read. Inline, so that the wipes of small fixed buffers on
  * the short-message paths are two stores, not a call into memset. */

@@ -71,7 +71,7 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		 * before the kept tail, which is read after. */
 		fb_mode_blocks(s, out, in, fb_blocks_in(bs, produce));
 		if (keep)
-			memcpy(s->buf, in + produce, keep);
+			fb_copy_small(s->buf, in + produce, keep);
 		s->buf_len = (unsigned)keep;
 		return FB_OK;
 	}
@@ -85,12 +85,12 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		memcpy(s->buf + old, kept, in_len);
 	} else {
 		size_t from_buf = s->buf_len, body = in_len - keep;
-		memcpy(kept, in + body, keep);
+		fb_copy_small(kept, in + body, keep);
 		if (out == in) {
 			/* In place: slide the input up by the buffered length and put
 			 * the buffered bytes in front, so the stream lines up with out. */
 			memmove(out + from_buf, in, body);
-			memcpy(out, s->buf, from_buf);
+			fb_copy_small(out, s->buf, from_buf);
 			fb_mode_blocks(s, out, out, fb_blocks_in(bs, produce));
 		} else {
 			/* The first blocks straddle the buffer and in. */
@@ -102,7 +102,7 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 			fb_mode_blocks(s, out + head, in + (head - from_buf), fb_blocks_in(bs, produce - head));
 			fb_wipe(first, sizeof first);
 		}
-		memcpy(s->buf, kept, keep);
+		fb_copy_small(s->buf, kept, keep);
 	}
 	s->buf_len = (unsigned)keep;
 	fb_wipe(kept, sizeof kept);
