@@ -8,6 +8,7 @@ struct fb_cipher {
 	const fb_family *family;
 	enum fb_mode mode;
 	size_t key_len; /* bytes of one cipher key; 0 = any length the family allows */
+	size_t name_len; /* strlen(name): fb_cipher_by_name compares it first */
 };
 
 int fb_cipher_key_ok(const fb_cipher *c, size_t len);

@@ -179,6 +179,28 @@ static void t_unknown_cipher(env *e)
 		 e->test);
 	tu_check(&e->st, fb_cipher_by_name("DES-EDE3-CBC") == fb_cipher_by_name("des-ede3-cbc"),
 		 "[%s] names are not case-insensitive", e->test);
+	/* Every listed name finds itself, in any case, and no near miss
+	 * (one letter changed, one cut off) finds anything. */
+	const fb_cipher *c;
+	for (i = 0; (c = fb_cipher_at(i)) != NULL; i++) {
+		char up[32], miss[32];
+		const char *name = fb_cipher_name(c);
+		size_t n = strlen(name), j;
+		for (j = 0; j <= n && j < sizeof up; j++)
+			up[j] = (char)(name[j] >= 'a' && name[j] <= 'z' ? name[j] - 32 : name[j]);
+		tu_check(&e->st, fb_cipher_by_name(name) == c && fb_cipher_by_name(up) == c,
+			 "[%s] \"%s\" does not find itself", e->test, name);
+		for (j = 0; j < n && n < sizeof miss; j++) {
+			memcpy(miss, name, n + 1);
+			miss[j] = miss[j] == 'q' ? 'w' : 'q';
+			tu_check(&e->st, fb_cipher_by_name(miss) == NULL,
+				 "[%s] \"%s\" is found", e->test, miss);
+		}
+		memcpy(miss, name, n + 1);
+		miss[n - 1] = 0;
+		tu_check(&e->st, fb_cipher_by_name(miss) != c, "[%s] \"%s\" finds %s", e->test,
+			 miss, name);
+	}
 	expect2(e, enc(e, NULL, key24, 8, iv16, 8, 8, NULL), FB_ERR_UNKNOWN_CIPHER,
 		FB_ERR_ARGUMENT, "fb_encrypt(NULL cipher)");
 	expect2(e, dec(e, NULL, key24, 8, iv16, 8, data, 8, NULL), FB_ERR_UNKNOWN_CIPHER,
