@@ -335,10 +335,15 @@ INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	*outp = out, *inp = in, *np = n;
 }
 
+/* Fewer blocks go to AES-NI one at a time: a pass's tweak powers cost
+ * more than they save below 8 blocks (Zen 5, 64-byte XTS updates: 0.76
+ * TSC ticks a byte here against 0.65; at 8 blocks 0.39 against 0.47). */
+#define XTS_Y_MIN 8
+
 static TGT void xts_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak)
 {
 	const fb_aes_x86_ks *ks = ksp;
-	if (n >= 2)
+	if (n >= XTS_Y_MIN)
 		BY_ROUNDS(ks, xts_nr, ks, &out, &in, &n, tweak, 0);
 	if (n)
 		fb_aes_ni_xts_enc(ks, out, in, n, tweak);
@@ -347,7 +352,7 @@ static TGT void xts_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 static TGT void xts_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak)
 {
 	const fb_aes_x86_ks *ks = ksp;
-	if (n >= 2)
+	if (n >= XTS_Y_MIN)
 		BY_ROUNDS(ks, xts_nr, ks, &out, &in, &n, tweak, 1);
 	if (n)
 		fb_aes_ni_xts_dec(ks, out, in, n, tweak);
