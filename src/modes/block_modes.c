@@ -499,7 +499,7 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
  * lives in 64-bit words and is written back whole: the kernel's loads of
  * it then forward from those stores, where a byte-wise shift in memory
  * made every byte's block load wait for the stores before it
- * (rc6-128-cfb8 on Zen 5: 137 -> 108 TSC ticks a byte). */
+ * (rc6-128-cfb8 on Zen 5: 108 TSC ticks a byte, 137 through memory). */
 static void cfb8_serial(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
