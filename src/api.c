@@ -734,6 +734,35 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	return rc;
 }
 
+/* An XTS data unit on a ready context: the tweak is encrypted into s->iv,
+ * which stays there (the context is as fb_init with this tweak left it),
+ * and the unit runs whole, its last two blocks stolen. Nothing else of the
+ * context is read or written, so this needs none of restart's resets: a
+ * 16-byte unit (disk sectors have 512 or 4096) is about 100 instructions
+ * shorter. */
+static int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t *in, size_t in_len, uint8_t *out,
+		       size_t out_cap, size_t *out_len)
+{
+	const size_t bs = 16; /* XTS is defined for 128-bit blocks only: no division */
+	size_t r = in_len % bs, full = in_len / bs - (r ? 1 : 0);
+	if (in_len < bs)
+		return FB_ERR_DATA_LENGTH;
+	if (in_len > out_cap)
+		return FB_ERR_OUTPUT_SPACE;
+	if (out != in && (uintptr_t)out < (uintptr_t)in + in_len && (uintptr_t)in < (uintptr_t)out + in_len)
+		return FB_ERR_OVERLAP;
+	s->ser->encrypt(s->ks_tweak, s->iv, tweak, 1);
+	uint8_t start[16];
+	fb_copy_small(start, s->iv, bs);
+	fb_mode_blocks(s, out, in, full);
+	if (r)
+		fb_mode_xts_tail(s, out + full * bs, in + full * bs, r);
+	fb_copy_small(s->iv, start, bs);
+	fb_wipe(start, sizeof start);
+	*out_len = in_len;
+	return FB_OK;
+}
+
 int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
 	       uint8_t *out, size_t out_cap, size_t *out_len)
 {
@@ -745,8 +774,10 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 	fb_state *s = state_of(ctx);
 	if (s->magic != FB_MAGIC_READY)
 		return FB_ERR_STATE;
-	if (iv_len != fb_cipher_iv_len(s->c) || (iv_len && !iv))
+	if (iv_len != (s->mode == FB_ECB ? 0 : s->bs) || (iv_len && !iv)) /* fb_cipher_iv_len */
 		return FB_ERR_IV_LENGTH;
+	if (s->mode == FB_XTS && !s->buf_len)
+		return xts_message(s, iv, in, in_len, out, clamp_cap(out, out_cap), out_len);
 	restart(s, iv, iv_len);
 	uint8_t start[16]; /* the chaining value (XTS: the encrypted tweak) to return to */
 	memcpy(start, s->iv, sizeof start);

@@ -197,8 +197,10 @@ INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
 {
 	__m256i x[8], p[8];
 	EACH(nz, x[j] = LOADY(in, j));
-	EACH(nz, if (j) p[j] = _mm256_loadu_si256((const __m256i *)(in + 32 * j - 16)));
+	/* Lane shuffles, not loads at in + 32 j - 16: in place, such a load
+	 * spans two stores of the call before and waits for them to retire. */
 	p[0] = _mm256_permute2x128_si256(*last, x[0], 0x21);
+	EACH(nz, if (j) p[j] = _mm256_permute2x128_si256(x[j - 1], x[j], 0x21));
 	*last = x[nz - 1];
 	/* The rounds, with the other block XORed into the last round key:
 	 * CBC D(C_i) ^ C_i-1, CFB E(C_i-1) ^ C_i. */

@@ -9,8 +9,6 @@
  */
 #include "modes.h"
 
-#define NOINLINE __attribute__((noinline))
-
 /* Large enough for the widest kernel batch (bitsliced DES: 512 blocks). */
 #define FB_CHUNK 8192
 
@@ -75,6 +73,15 @@ static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const 
 	}
 }
 
+/* A rung's first run: its schedule is built, then the step runs. Out of
+ * line, so that the short path's calls are jumps with no stack frame. */
+static NOINLINE void first_step(fb_state *s, step_fn step, const fb_rung *r, uint8_t *out, const uint8_t *in,
+				size_t n)
+{
+	fb_rung_key(s, r);
+	step(s, r, out, in, n);
+}
+
 /* n blocks down the ladder: the widest rung that pays, then the rest.
  * Inlined into each caller, so that a run one rung takes whole (most
  * runs) is one direct jump: a 64-byte AES update is about 30 TSC ticks,
@@ -87,8 +94,9 @@ static inline __attribute__((always_inline)) void on_ladder(fb_state *s, step_fn
 		r++;
 	if (!r->tail_below || n % r->k->batch >= r->tail_below) {
 		if (__builtin_expect(!r->ks, 0))
-			fb_rung_key(s, r);
-		step(s, r, out, in, n);
+			first_step(s, step, r, out, in, n);
+		else
+			step(s, r, out, in, n);
 	} else {
 		ladder_walk(s, step, out, in, n);
 	}
@@ -122,19 +130,24 @@ static void ctr_add1(uint8_t *ctr, unsigned n)
 			break;
 }
 
-static void cbc_encrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+/* Without the serial kernel's fused step: through its block function. */
+static NOINLINE void cbc_enc_generic(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
 	uint8_t x[16];
-	if (s->ser->cbc_enc) {
-		s->ser->cbc_enc(s->ks_ser, out, in, n, s->iv);
-		return;
-	}
 	for (size_t i = 0; i < n; i++, in += bs, out += bs) {
 		fb_xor(x, in, s->iv, bs);
 		ser_encrypt1(s, out, x);
 		memcpy(s->iv, out, bs);
 	}
+}
+
+static void cbc_encrypt(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	if (s->ser->cbc_enc)
+		s->ser->cbc_enc(s->ks_ser, out, in, n, s->iv);
+	else
+		cbc_enc_generic(s, out, in, n);
 }
 
 /* Without the kernel's fused step: through its block function. */
@@ -379,15 +392,20 @@ static void xts_starts(const fb_state *s, const uint8_t *in, size_t chunk, size_
 
 /* A parallel run: on several threads when the context allows them and the
  * run is large, else on this one. */
-static void par_run(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_t *out,
-		    const uint8_t *in, size_t n)
+static NOINLINE void par_threaded(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_t *out,
+				  const uint8_t *in, size_t n)
 {
-	if (s->threads != 1 && n >= fb_blocks_in(s->bs, FB_MT_MIN)) {
-		fb_rungs_ready(s);
-		fb_mode_threaded(s, run, starts, out, in, n);
-	} else {
+	fb_rungs_ready(s);
+	fb_mode_threaded(s, run, starts, out, in, n);
+}
+
+static inline __attribute__((always_inline)) void par_run(fb_state *s, fb_blocks_fn run, fb_starts_fn starts,
+							  uint8_t *out, const uint8_t *in, size_t n)
+{
+	if (s->threads != 1 && n >= fb_blocks_in(s->bs, FB_MT_MIN))
+		par_threaded(s, run, starts, out, in, n);
+	else
 		run(s, out, in, n);
-	}
 }
 
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)

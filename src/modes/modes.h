@@ -6,6 +6,9 @@
 #define FB_MODES_H
 #include "../registry.h"
 
+/* Keeps a rare path's stack frame out of the short one that calls it. */
+#define NOINLINE __attribute__((noinline))
+
 #define FB_MAGIC_READY 0x66625244u  /* initialised */
 #define FB_MAGIC_DONE 0x66624446u   /* finished: only re-init is allowed */
 
