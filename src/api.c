@@ -718,9 +718,11 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	ctx_layout l;
 	if ((rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, in_len, &sel, &l)))
 		return rc;
-	/* Short-message contexts (table and AES-NI schedules) live on the
-	 * stack: no allocation per call. */
-	_Alignas(FB_CTX_ALIGN) unsigned char local[2048];
+	/* The context lives on the stack: no allocation per call. 12 KB holds
+	 * every one-shot layout of today's kernels (3DES with its bitsliced,
+	 * vpermb and table schedules is the largest, ~10.5 KB; one-shot
+	 * contexts keep no CTR keystream); a larger one would be allocated. */
+	_Alignas(FB_CTX_ALIGN) unsigned char local[12288];
 	fb_ctx *ctx = l.total <= sizeof local ? fb_ctx_place(local, sizeof local) : ctx_alloc(l.total);
 	if (!ctx)
 		return FB_ERR_ARGUMENT;

@@ -406,6 +406,7 @@ const fb_kernel fb_des_bs_avx2 = {
 	.ks_bytes = fb_des_bs_ks_bytes,
 	.note = "bitsliced, 256 blocks per batch, and/or/xor/andn S-box circuits",
 	.setkey = setkey256,
+	.fills_schedule = 1,
 	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32,
 	.cbc_dec = bs256_cbc_dec, .lanes = &bs256_lanes,
 };

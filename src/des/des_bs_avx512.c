@@ -650,6 +650,7 @@ const fb_kernel fb_des_bs_avx512 = {
 	.ks_bytes = fb_des_bs_ks_bytes,
 	.note = "bitsliced, 512 blocks per batch, vpternlog S-box circuits, GFNI/vpermb transposition",
 	.setkey = bs512_setkey,
+	.fills_schedule = 1,
 	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32,
 	.cbc_dec = bs512_cbc_dec, .lanes = &fb_des_bs512_lanes,
 };

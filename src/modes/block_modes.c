@@ -43,8 +43,10 @@ __attribute__((cold)) NOINLINE void fb_rung_key(fb_state *s, const fb_rung *r)
 {
 	void *area = r->area;
 	/* Cannot fail: fb_init checked the length by the family's rule, which
-	 * every kernel of the family shares. Kernels want a zeroed area. */
-	memset(area, 0, r->area_bytes);
+	 * every kernel of the family shares. Kernels want a zeroed area,
+	 * unless they write all of it. */
+	if (!r->k->fills_schedule)
+		memset(area, 0, r->area_bytes);
 	(void)fb_setkey(r->k, s->enc_only, area, s->key, s->klen);
 	for (unsigned i = 0; i < s->nrungs; i++)
 		if (s->rung[i].area == area)
