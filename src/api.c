@@ -390,8 +390,7 @@ static void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
 	if (!iv_len)
 		return;
 	fb_copy_small(s->iv, iv, iv_len);
-	if (s->mode == FB_XTS)
-		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
+	s->tweak_pending = s->mode == FB_XTS; /* encrypted before the first block */
 }
 
 /* The options a context keeps: the caller's, or the defaults for NULL. */
@@ -754,6 +753,7 @@ static int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t *in, siz
 	if (out != in && (uintptr_t)out < (uintptr_t)in + in_len && (uintptr_t)in < (uintptr_t)out + in_len)
 		return FB_ERR_OVERLAP;
 	s->ser->encrypt(s->ks_tweak, s->iv, tweak, 1);
+	s->tweak_pending = 0;
 	uint8_t start[16];
 	fb_copy_small(start, s->iv, bs);
 	fb_mode_blocks(s, out, in, full);
@@ -781,12 +781,14 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 	if (s->mode == FB_XTS && !s->buf_len)
 		return xts_message(s, iv, in, in_len, out, clamp_cap(out, out_cap), out_len);
 	restart(s, iv, iv_len);
-	uint8_t start[16]; /* the chaining value (XTS: the encrypted tweak) to return to */
+	uint8_t start[16]; /* the chaining value (XTS: the tweak) to return to */
 	memcpy(start, s->iv, sizeof start);
+	int pending = s->tweak_pending;
 	rc = run_message(ctx, in, in_len, out, clamp_cap(out, out_cap), out_len);
 	if (s->mode != FB_XTS) /* XTS's whole-unit run moves only the tweak */
 		restart(s, NULL, 0);
 	memcpy(s->iv, start, sizeof start);
+	s->tweak_pending = pending;
 	fb_wipe(start, sizeof start);
 	return rc;
 }

@@ -271,9 +271,18 @@ static void xts_one(fb_state *s, uint8_t *out, const uint8_t *in, const uint8_t 
 	fb_xor(out, x, t, 16);
 }
 
+void fb_xts_tweak_ready(fb_state *s)
+{
+	if (s->tweak_pending) {
+		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
+		s->tweak_pending = 0;
+	}
+}
+
 void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r)
 {
 	uint8_t t1[16], t2[16], a[16], b[16];
+	fb_xts_tweak_ready(s);
 	memcpy(t1, s->iv, 16);
 	memcpy(t2, t1, 16);
 	xts_mul_alpha(t2);
@@ -422,7 +431,10 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		else
 			par_run(s, cbc_decrypt, chain_starts, out, in, n);
 		break;
-	case FB_XTS: par_run(s, xts_blocks, xts_starts, out, in, n); break;
+	case FB_XTS:
+		fb_xts_tweak_ready(s);
+		par_run(s, xts_blocks, xts_starts, out, in, n);
+		break;
 	default: break;
 	}
 }

@@ -37,6 +37,9 @@ typedef struct fb_state {
 	unsigned buf_len; /* ECB, CBC, XTS: bytes waiting in buf */
 	unsigned pos;     /* CFB, OFB, CTR: keystream bytes of ksb used (bs = none left) */
 	uint8_t iv[16];   /* chaining value, counter, or XTS tweak */
+	/* XTS: iv holds the tweak as given; its encryption waits for the first
+	 * block (fb_xts_tweak_ready), so fb_init costs the key setup alone. */
+	int tweak_pending;
 	uint8_t ksb[16];  /* current keystream block */
 	uint8_t buf[32];
 	/* CTR on a wide kernel, streaming: a batch of keystream kept for the
@@ -120,6 +123,8 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);
 void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
 /* XTS ciphertext stealing over the last full block plus r bytes (0<r<bs). */
 void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r);
+/* XTS: encrypts a tweak still as given (tweak_pending) into s->iv. */
+void fb_xts_tweak_ready(fb_state *s);
 
 /* Keystream bytes a streaming CTR context keeps for kernel k (0: none):
  * one natural batch of k, at most 4 KB. */
