@@ -88,6 +88,7 @@ typedef struct ctx_layout {
 	size_t key, key_bytes;  /* the kept data key (key_bytes 0: none) */
 	size_t tweak;           /* XTS's tweak key (0: none) */
 	size_t eager_end;       /* the end of what fb_init fills */
+	int ser_lazy;           /* the serial slot waits too (fb_state.ser_lazy) */
 	size_t ctr, ctr_bytes;  /* CTR's kept keystream (ctr_bytes 0: none) */
 	size_t total;
 } ctx_layout;
@@ -135,9 +136,15 @@ static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, i
 	/* fb_init builds only the serial kernel's format (single blocks,
 	 * chains, the last rung); the others wait for a run that reaches
 	 * them, so a short message never pays for a wide kernel's schedule. */
+	/* A parallel mode whose serial kernel is only the ladder's last rung
+	 * (single blocks, tails) and whose wide kernel has another format
+	 * builds nothing at fb_init: an 8 KB message of 3DES on des/bs-avx512
+	 * never reaches des/table, whose schedule is ~300 TSC ticks. */
+	l->ser_lazy = sel->nrungs && sel->ser == sel->rung[sel->nrungs - 1].kernel &&
+		      sel->par->setkey != sel->ser->setkey;
 	l->key_bytes = 0;
 	for (unsigned i = 0; i < l->slots; i++) {
-		l->lazy[i] = l->kernel[i]->setkey != sel->ser->setkey;
+		l->lazy[i] = l->ser_lazy || l->kernel[i]->setkey != sel->ser->setkey;
 		if (l->lazy[i])
 			l->key_bytes = ROUND64(klen ? klen : FB_KEY_MAX);
 	}
@@ -314,7 +321,7 @@ static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_op
  * kernels want it), XTS's tweak key and the kept data key. */
 static int fill_keys(fb_state *s, const uint8_t *key)
 {
-	int rc = fb_setkey(s->ser, s->enc_only, (void *)s->ks_ser, key, s->klen);
+	int rc = s->ser_lazy ? FB_OK : fb_setkey(s->ser, s->enc_only, (void *)s->ks_ser, key, s->klen);
 	if (!rc && s->ks_tweak) /* the tweak is only ever encrypted */
 		rc = fb_setkey(s->ser, 1, (void *)s->ks_tweak, key + s->klen, s->klen);
 	if (s->key)
@@ -438,6 +445,7 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->ctr_cap = (unsigned)l->ctr_bytes;
 	s->used = l->total;
 	s->eager_end = l->eager_end;
+	s->ser_lazy = l->ser_lazy;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
 	int rc = set_keys(ctx, s, l, key, key_len, zeroed);
 	if (rc) {
@@ -645,6 +653,7 @@ static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *t
 	uint8_t blk[16];
 	if (bs > sizeof blk) /* cannot happen; tells the compiler the bound */
 		return FB_ERR_ARGUMENT;
+	fb_ser_ready(s);
 	s->ser->decrypt(s->ks_ser, blk, in + in_len - bs, 1);
 	if (s->mode == FB_CBC)
 		fb_xor(blk, blk, in_len > bs ? in + in_len - 2 * bs : s->iv, bs);

@@ -119,8 +119,9 @@ static void enc_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t 
 	r->k->encrypt(r->ks, out, in, n);
 }
 
-static inline void ser_encrypt1(const fb_state *s, uint8_t *out, const uint8_t *in)
+static inline void ser_encrypt1(fb_state *s, uint8_t *out, const uint8_t *in)
 {
+	fb_ser_ready(s);
 	s->ser->encrypt(s->ks_ser, out, in, 1);
 }
 

@@ -26,6 +26,9 @@ typedef struct fb_rung {
 
 typedef struct fb_state {
 	uint32_t magic;
+	/* XTS: iv holds the tweak as given; its encryption waits for the first
+	 * block (fb_xts_tweak_ready), so fb_init costs the key setup alone. */
+	int tweak_pending;
 	const fb_cipher *c;
 	const fb_kernel *par, *ser; /* parallel batches; serial chains */
 	const void *ks_ser, *ks_tweak;
@@ -37,9 +40,6 @@ typedef struct fb_state {
 	unsigned buf_len; /* ECB, CBC, XTS: bytes waiting in buf */
 	unsigned pos;     /* CFB, OFB, CTR: keystream bytes of ksb used (bs = none left) */
 	uint8_t iv[16];   /* chaining value, counter, or XTS tweak */
-	/* XTS: iv holds the tweak as given; its encryption waits for the first
-	 * block (fb_xts_tweak_ready), so fb_init costs the key setup alone. */
-	int tweak_pending;
 	uint8_t ksb[16];  /* current keystream block */
 	uint8_t buf[32];
 	/* CTR on a wide kernel, streaming: a batch of keystream kept for the
@@ -61,6 +61,10 @@ typedef struct fb_state {
 	size_t key_len;
 	fb_options opt;
 	int enc_only;     /* no kernel decrypts: CTR, CFB, CFB8, OFB, or encryption */
+	/* 1: the serial kernel is the ladder's last rung and shares its area,
+	 * built on first use like the rung's (fb_ser_ready), not at fb_init:
+	 * a long run of a parallel mode never needs it. */
+	int ser_lazy;
 } fb_state;
 
 /* The key setup for kernel k in a context that never decrypts with it. */
@@ -73,6 +77,13 @@ static inline int fb_setkey(const fb_kernel *k, int enc_only, void *ks, const ui
  * s->key: a wide kernel's schedule is paid for only by a run that reaches
  * it (block_modes.c). */
 void fb_rung_key(fb_state *s, const fb_rung *r);
+
+/* The serial kernel's schedule, built if it waits for its first use. */
+static inline void fb_ser_ready(fb_state *s)
+{
+	if (__builtin_expect(s->ser_lazy, 0) && !s->rung[s->nrungs - 1].ks)
+		fb_rung_key(s, &s->rung[s->nrungs - 1]);
+}
 
 /* Builds every schedule not yet built: before runs on several threads,
  * which must not build one concurrently. */
