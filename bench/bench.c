@@ -316,12 +316,38 @@ static void fb_run_refresh(void *p)
 	}
 }
 
+/* Key setup as a short message sees it: fb_init, then one block, which
+ * builds what fb_init leaves to the first run (a parallel mode's serial
+ * rung: 3DES's table schedules). The block's own cost, timed on a keyed
+ * context (fb_run_block), is subtracted. Not for XTS, whose first block
+ * is held back for stealing. */
+static int key_with_block(const fb_run *r)
+{
+	return fb_cipher_mode(r->c) != FB_XTS;
+}
+
+static void fb_run_block(void *p)
+{
+	fb_run *r = p;
+	size_t outl = 0;
+	int e = fb_update(r->ctx, r->buf, r->cap, &outl, r->buf, fb_cipher_block_size(r->c));
+	if (e && !r->err)
+		r->err = e;
+}
+
 static void fb_run_keysetup(void *p)
 {
 	fb_run *r = p;
 	int e = fb_run_init(r, r->keys[r->turn++ % KEY_ROTATION]);
 	if (e && !r->err)
 		r->err = e;
+	if (!e && key_with_block(r))
+		fb_run_block(r);
+}
+
+static double minus_floor0(double a, double b)
+{
+	return a > b ? a - b : 0;
 }
 
 /* The streaming output (init, one update, final) over in, into out. */
@@ -404,6 +430,8 @@ static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
 	fr.opt.padding = FB_PAD_NONE;
 	fr.opt.impl = impl;
 	fr.opt.flags = ct ? FB_FLAG_CONSTANT_TIME : 0;
+	fr.buf = b->buf; /* the key setup's one-block updates; the sizes set len */
+	fr.cap = b->buf_cap;
 
 	int e = fb_run_init(&fr, fr.keys[0]);
 	if (e == FB_ERR_IMPL_UNAVAILABLE || e == FB_ERR_NOT_CONSTANT_TIME)
@@ -434,6 +462,13 @@ static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
 	}
 
 	bench_measure(&b->clk, fb_run_keysetup, NULL, &fr, b->o.seconds / 4, 200, 20000, &r.ks);
+	if (key_with_block(&fr) && !fr.err) {
+		bench_stats blk;
+		fr.err = fb_run_init(&fr, fr.keys[0]);
+		bench_measure(&b->clk, fb_run_block, fb_run_refresh, &fr, b->o.seconds / 8, 200, 20000, &blk);
+		r.ks.min = minus_floor0(r.ks.min, blk.min);
+		r.ks.median = minus_floor0(r.ks.median, blk.median);
+	}
 	r.has_ks = !fr.err;
 	fr.err = 0;
 
