@@ -676,11 +676,8 @@ static int run_message(fb_ctx *ctx, const uint8_t *in, size_t in_len, uint8_t *o
 	int rc = oneshot_plan(ctx, in, in_len, &total);
 	if (!rc && total > out_cap)
 		rc = FB_ERR_OUTPUT_SPACE;
-	if (!rc && out != in && in_len) {
-		uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
-		if (o < i + in_len && i < o + (total > in_len ? total : in_len))
-			rc = FB_ERR_OVERLAP;
-	}
+	if (!rc && fb_overlap_bad(out, total > in_len ? total : in_len, in, in_len))
+		rc = FB_ERR_OVERLAP;
 	if (rc)
 		return rc;
 	if (s->mode == FB_XTS) {
@@ -727,7 +724,7 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	if ((rc = plan_ctx(c, dir, key, key_len, iv, iv_len, opt, in_len, &sel, &l)))
 		return rc;
 	/* The context lives on the stack: no allocation per call. 12 KB holds
-	 * every one-shot layout of today's kernels (3DES with its bitsliced,
+	 * every one-shot layout of the library's kernels (3DES with its bitsliced,
 	 * vpermb and table schedules is the largest, ~10.5 KB; one-shot
 	 * contexts keep no CTR keystream); a larger one would be allocated. */
 	_Alignas(FB_CTX_ALIGN) unsigned char local[12288];
@@ -759,7 +756,7 @@ static int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t *in, siz
 		return FB_ERR_DATA_LENGTH;
 	if (in_len > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
-	if (out != in && (uintptr_t)out < (uintptr_t)in + in_len && (uintptr_t)in < (uintptr_t)out + in_len)
+	if (fb_overlap_bad(out, in_len, in, in_len))
 		return FB_ERR_OVERLAP;
 	s->ser->encrypt(s->ks_tweak, s->iv, tweak, 1);
 	s->tweak_pending = 0;

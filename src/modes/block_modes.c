@@ -53,6 +53,12 @@ __attribute__((cold)) NOINLINE void fb_rung_key(fb_state *s, const fb_rung *r)
 			s->rung[i].ks = area;
 }
 
+void fb_ser_ready(fb_state *s)
+{
+	if (__builtin_expect(s->ser_lazy, 0) && !s->rung[s->nrungs - 1].ks)
+		fb_rung_key(s, &s->rung[s->nrungs - 1]);
+}
+
 void fb_rungs_ready(fb_state *s)
 {
 	for (unsigned i = 0; i < s->nrungs; i++)

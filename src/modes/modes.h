@@ -79,10 +79,16 @@ static inline int fb_setkey(const fb_kernel *k, int enc_only, void *ks, const ui
 void fb_rung_key(fb_state *s, const fb_rung *r);
 
 /* The serial kernel's schedule, built if it waits for its first use. */
-static inline void fb_ser_ready(fb_state *s)
+void fb_ser_ready(fb_state *s);
+
+/* 1 if out (out_len bytes) and in (in_len bytes) overlap other than by
+ * being the same buffer: what the API refuses (FB_ERR_OVERLAP). */
+static inline int fb_overlap_bad(const uint8_t *out, size_t out_len, const uint8_t *in, size_t in_len)
 {
-	if (__builtin_expect(s->ser_lazy, 0) && !s->rung[s->nrungs - 1].ks)
-		fb_rung_key(s, &s->rung[s->nrungs - 1]);
+	if (out == in || !out_len || !in_len)
+		return 0;
+	uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+	return o < i + in_len && i < o + out_len;
 }
 
 /* Builds every schedule not yet built: before runs on several threads,

@@ -36,14 +36,6 @@ static size_t update_out_len(const fb_state *s, size_t in_len)
 	return avail - keep_back(s, avail);
 }
 
-static int overlap_bad(const uint8_t *out, size_t out_len, const uint8_t *in, size_t in_len)
-{
-	if (out == in || !out_len || !in_len)
-		return 0;
-	uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
-	return o < i + in_len && i < o + out_len;
-}
-
 /* ECB or CBC with nothing buffered and nothing to withhold (no padding
  * block on decryption): whole blocks in give the same blocks out. */
 static int passes_whole(const fb_state *s)
@@ -66,7 +58,7 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 	 * about 40 instructions shorter than the general one). */
 	if (in_len > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
-	if (overlap_bad(out, in_len, in, in_len))
+	if (fb_overlap_bad(out, in_len, in, in_len))
 		return FB_ERR_OVERLAP;
 	*out_len = in_len;
 	if (stream)
@@ -82,7 +74,7 @@ static int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out
 	size_t produce = update_out_len(s, in_len);
 	if (produce > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
-	if (overlap_bad(out, produce > in_len ? produce : in_len, in, in_len))
+	if (fb_overlap_bad(out, produce > in_len ? produce : in_len, in, in_len))
 		return FB_ERR_OVERLAP;
 	*out_len = produce;
 	size_t keep = s->buf_len + in_len - produce;
