@@ -86,53 +86,22 @@ static inline uint64_t byte1(uint64_t t)
 
 static inline uint64_t f64(uint64_t x, uint64_t lk)
 {
-	/* bytes 1, 3, 5, 7 as the high byte of x, x >> 16, ...: three shifts,
-	 * not seven (shifts have only two ports here) */
-	uint64_t x2 = x >> 16, x4 = x >> 32, x6 = x >> 48;
+	/* bytes 1, 3, 5 as the high byte of x, x >> 16, x >> 32: four shifts,
+	 * not seven (shifts have only two ports here); byte 7 by its own
+	 * shift, one step shorter than the high byte of x >> 48 */
+	uint64_t x2 = x >> 16, x4 = x >> 32, x6 = x >> 48, x7 = x >> 56;
 	FB_KEEP(lk);
-	FB_KEEP(x2); FB_KEEP(x4); FB_KEEP(x6);
+	FB_KEEP(x2); FB_KEEP(x4); FB_KEEP(x6); FB_KEEP(x7);
 	uint64_t a = des_sp64[0][x & 0xFF] ^ des_sp64[1][byte1(x)];
 	a ^= lk; /* the first two loads need no shift: lk joins them early */
 	uint64_t b = des_sp64[2][x2 & 0xFF] ^ des_sp64[3][byte1(x2)];
 	uint64_t c = des_sp64[4][x4 & 0xFF] ^ des_sp64[5][byte1(x4)];
-	uint64_t d = des_sp64[6][x6 & 0xFF] ^ des_sp64[7][x6 >> 8];
+	uint64_t d = des_sp64[6][x6 & 0xFF] ^ des_sp64[7][x7];
 	FB_KEEP(a); FB_KEEP(b); FB_KEEP(c); FB_KEEP(d);
 	a ^= b;
 	c ^= d;
 	FB_KEEP(a); FB_KEEP(c);
 	return a ^ c;
-}
-
-/* 16 rounds forwards or backwards through the key; a ends as L16, b as R16.
- * x carries R ^ (this round's key) from round to round. */
-static inline __attribute__((always_inline)) void rounds64(uint64_t *a, uint64_t *b,
-							    const uint64_t *k, int fwd)
-{
-	uint64_t l = *a, r = *b;
-	int j = fwd ? 0 : 15, d = fwd ? 1 : -1;
-	uint64_t x = r ^ k[j];
-#pragma GCC unroll 15
-	for (int i = 0; i < 15; i++, j += d) {
-		uint64_t kn = k[j + d], xn = f64(x, l ^ kn);
-		l = r;
-		r = xn ^ kn;
-		x = xn;
-	}
-	*a = r;
-	*b = f64(x, l);
-}
-
-/* The three passes (or one) on E-form halves after IP. */
-static inline __attribute__((always_inline)) void passes64(const des_table64_ks *ks, uint64_t *l, uint64_t *r,
-							    int enc)
-{
-	if (ks->nkeys == 1) {
-		rounds64(l, r, ks->rk[0], enc);
-	} else {
-		rounds64(l, r, ks->rk[enc ? 0 : 2], enc);
-		rounds64(r, l, ks->rk[1], !enc);
-		rounds64(l, r, ks->rk[enc ? 2 : 0], enc);
-	}
 }
 
 /* A block -> E-form halves after IP, and back (FP(R16 L16)). */
@@ -152,35 +121,98 @@ static inline void leave64(uint8_t *out, uint64_t l, uint64_t r)
 	fb_store32_be(out + 4, b);
 }
 
+/* Work beside a block's rounds (des_table64_cbc_enc): the next block's
+ * entry after round SIDE_IN and the previous block's exit after round
+ * SIDE_OUT. Where exactly matters little (Zen 5: 134-138 TSC ticks a
+ * DES block for any of (1, 7), (2, 12), (3, 6), (5, 11)), as long as it
+ * is inside the rounds; see des_table64_cbc_enc. */
+enum { SIDE_IN = 4, SIDE_OUT = 10 };
+
+typedef struct {
+	const uint8_t *next_in; /* NULL: no next block */
+	uint64_t nl, nr;
+	uint8_t *prev_out;      /* NULL: no previous block */
+	uint64_t pl, pr;
+} side64;
+
+/* 16 rounds forwards or backwards through the key; a ends as L16, b as R16.
+ * x carries R ^ (this round's key) from round to round. */
+static inline __attribute__((always_inline)) void rounds64(uint64_t *a, uint64_t *b,
+							    const uint64_t *k, int fwd, side64 *side)
+{
+	uint64_t l = *a, r = *b;
+	int j = fwd ? 0 : 15, d = fwd ? 1 : -1;
+	uint64_t x = r ^ k[j];
+#pragma GCC unroll 15
+	for (int i = 0; i < 15; i++, j += d) {
+		uint64_t kn = k[j + d], xn = f64(x, l ^ kn);
+		l = r;
+		r = xn ^ kn;
+		x = xn;
+		if (side && i == SIDE_IN && side->next_in)
+			enter64(side->next_in, &side->nl, &side->nr);
+		if (side && i == SIDE_OUT && side->prev_out)
+			leave64(side->prev_out, side->pl, side->pr);
+	}
+	*a = r;
+	*b = f64(x, l);
+}
+
+/* The three passes (or one) on E-form halves after IP; side work goes
+ * beside the first. */
+static inline __attribute__((always_inline)) void passes64(const des_table64_ks *ks, uint64_t *l, uint64_t *r,
+							    int enc, side64 *side)
+{
+	if (ks->nkeys == 1) {
+		rounds64(l, r, ks->rk[0], enc, side);
+	} else {
+		rounds64(l, r, ks->rk[enc ? 0 : 2], enc, side);
+		rounds64(r, l, ks->rk[1], !enc, NULL);
+		rounds64(l, r, ks->rk[enc ? 2 : 0], enc, NULL);
+	}
+}
+
 static inline __attribute__((always_inline)) void crypt64(const des_table64_ks *ks, uint8_t *out,
 							   const uint8_t *in, int enc)
 {
 	uint64_t l, r;
 	enter64(in, &l, &r);
-	passes64(ks, &l, &r, enc);
+	passes64(ks, &l, &r, enc, NULL);
 	leave64(out, l, r);
 }
 
 /* CBC encryption without IP, FP, expansion or compression on the chain:
  * IP(P ^ C) = IP(P) ^ IP(C), and IP(C) of the last block is its (R16, L16),
- * already in E-form. The chain per block is the rounds and one XOR. */
+ * already in E-form. The chain per block is the rounds and one XOR.
+ *
+ * The loop is software-pipelined: block i+1 enters (IP, expansion) and
+ * block i-1 leaves (compression, FP, store) inside block i's rounds. A
+ * block's rounds are ~430 uops that wait on the chain, more than the
+ * schedulers hold, so uops after them in program order are not seen until
+ * the rounds drain. Entering and leaving between the blocks put their own
+ * chains (~40 TSC ticks on Zen 5) between one block's rounds and the
+ * next; inside the rounds they fill issue slots the chain leaves idle, and
+ * a block costs its 16 rounds alone. */
 static void des_table64_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
 	const des_table64_ks *ks = ksp;
 	uint64_t cl, cr;
+	side64 side = { in, 0, 0, NULL, 0, 0 };
+	if (!n)
+		return;
 	enter64(iv, &cl, &cr);
-	for (size_t i = 0; i < n; i++, in += 8, out += 8) {
-		uint64_t l, r;
-		enter64(in, &l, &r);
-		l ^= cl;
-		r ^= cr;
-		passes64(ks, &l, &r, 1);
+	enter64(in, &side.nl, &side.nr);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t l = side.nl ^ cl, r = side.nr ^ cr;
+		side.next_in = i + 1 < n ? in + 8 * (i + 1) : NULL;
+		side.prev_out = i ? out + 8 * (i - 1) : NULL;
+		side.pl = cr, side.pr = cl;
+		passes64(ks, &l, &r, 1, &side);
 		cl = r; /* IP(C) = (R16, L16) */
 		cr = l;
-		leave64(out, l, r);
 	}
-	if (n)
-		memcpy(iv, out - 8, 8);
+	leave64(out + 8 * (n - 1), cr, cl);
+	memcpy(iv, out + 8 * (n - 1), 8);
 }
 
 static void des_table64_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
