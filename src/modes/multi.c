@@ -237,10 +237,16 @@ static void run_set(const fb_lane_job *j, const size_t *lane, size_t nl, const f
 		memset(w->ks, 0, e->kernel->ks_size);
 		e->kernel->setkey(w->ks, w->keyp[0], j->keylen);
 	}
-	if (bs == 8)
+	if (!e->lanes && j->mode == FB_CBC && j->enc && e->kernel->cbc_enc) {
+		/* one stream on a serial kernel: its fused chain, as fb_update
+		 * runs it (des/table64: IP and FP off the chain), not block steps */
+		size_t s = lane[0];
+		e->kernel->cbc_enc(w->ks, j->out[s], j->in[s], j->len[s] / bs, w->cv);
+	} else if (bs == 8) {
 		steps(j, lane, nl, e, w, 8);
-	else
+	} else {
 		steps(j, lane, nl, e, w, 16);
+	}
 	for (size_t l = 0; l < nl; l++)
 		memcpy(j->ivs[lane[l]], w->cv + bs * l, bs);
 }
