@@ -9,8 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* FASTBLOCK_PEER_CLASS=avx2 (bench/sim_avx2.sh): libgcrypt as on an AVX2
+ * machine like Zen 2, no AVX-512, VAES, GFNI or fast gathers. Hardware
+ * features can only be turned off before the first gcry_check_version. */
+static void gc_class(void)
+{
+	static int done;
+	const char *cls = getenv("FASTBLOCK_PEER_CLASS");
+	static const char *const off[] = { "intel-avx512", "intel-vaes-vpclmul", "intel-gfni",
+					   "intel-fast-vpgather" };
+	if (done)
+		return;
+	done = 1;
+	if (cls && !strcmp(cls, "avx2"))
+		for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+			gcry_control(GCRYCTL_DISABLE_HWF, off[i], NULL);
+}
+
 static const char *gc_version(void)
 {
+	gc_class();
 	return gcry_check_version(NULL);
 }
 
@@ -18,6 +36,7 @@ static void gc_init(void)
 {
 	static int done;
 	if (!done) {
+		gc_class();
 		gcry_check_version(NULL);
 		gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
 		gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);

@@ -94,7 +94,13 @@ static void *mb_open(const bench_alg *a, int encrypt, const uint8_t *key, const 
 		return NULL;
 	}
 	IMB_ARCH arch = IMB_ARCH_NONE;
-	init_mb_mgr_auto(h->mgr, &arch);
+	const char *cls = getenv("FASTBLOCK_PEER_CLASS"); /* bench/sim_avx2.sh */
+	if (cls && !strcmp(cls, "avx2")) {
+		init_mb_mgr_avx2(h->mgr);
+		arch = IMB_ARCH_AVX2;
+	} else {
+		init_mb_mgr_auto(h->mgr, &arch);
+	}
 	if (imb_get_errno(h->mgr) || arch == IMB_ARCH_NONE) {
 		mb_close(h);
 		return NULL;
