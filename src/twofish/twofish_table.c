@@ -142,87 +142,134 @@ int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 		d = fb_rotr32(d ^ (t0_ + 2 * t1_ + (k)[1]), 1); \
 	} while (0)
 
-/* Two blocks at a time where there are two: a round is a chain of about
- * ten dependent operations, so one block leaves the core mostly idle. */
+/* m blocks (m = 4, 2 or 1, a constant after inlining) through the 16
+ * rounds, interleaved: a round is a chain of about twelve cycles that
+ * keeps few of the core's ports busy, so one block leaves it mostly idle.
+ * w[j] holds block j's words after input whitening, and its last state
+ * (before output whitening) on return. Four chains are what the 15 free
+ * registers nearly hold: on Zen 5 under the AVX2 mask, 8 KB ECB went from
+ * 82 to 64 TSC ticks a block (two at a time against four), three gave 66. */
+static inline __attribute__((always_inline)) void tf_enc_m(const uint32_t (*s)[256], const uint32_t *k,
+							   uint32_t w[][4], const int m)
+{
+	#pragma GCC unroll 8
+	for (unsigned r = 0; r < 16; r += 2) {
+		#pragma GCC unroll 4
+		for (int j = 0; j < m; j++)
+			TF_ENC_ROUND(s, w[j][0], w[j][1], w[j][2], w[j][3], k + 8 + 2 * r);
+		#pragma GCC unroll 4
+		for (int j = 0; j < m; j++)
+			TF_ENC_ROUND(s, w[j][2], w[j][3], w[j][0], w[j][1], k + 10 + 2 * r);
+	}
+}
+
+static inline __attribute__((always_inline)) void tf_dec_m(const uint32_t (*s)[256], const uint32_t *k,
+							   uint32_t w[][4], const int m)
+{
+	#pragma GCC unroll 8
+	for (int r = 14; r >= 0; r -= 2) {
+		#pragma GCC unroll 4
+		for (int j = 0; j < m; j++)
+			TF_DEC_ROUND(s, w[j][2], w[j][3], w[j][0], w[j][1], k + 10 + 2 * r);
+		#pragma GCC unroll 4
+		for (int j = 0; j < m; j++)
+			TF_DEC_ROUND(s, w[j][0], w[j][1], w[j][2], w[j][3], k + 8 + 2 * r);
+	}
+}
+
+/* Encryption of m blocks: words (a, b, c, d) whitened by k[0..3] in, and
+ * (c, d, a, b) by k[4..7] out. */
+static inline __attribute__((always_inline)) void tf_enc_blocks(const twofish_table_ks *ks, uint8_t *out,
+								const uint8_t *in, const int m)
+{
+	const uint32_t *k = ks->k;
+	uint32_t w[4][4];
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++)
+			w[j][i] = fb_load32_le(in + 16 * j + 4 * i) ^ k[i];
+	tf_enc_m(ks->s, k, w, m);
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++)
+			fb_store32_le(out + 16 * j + 4 * i, w[j][(i + 2) & 3] ^ k[4 + i]);
+}
+
+/* Decryption: the same words the other way round. */
+static inline __attribute__((always_inline)) void tf_dec_blocks(const twofish_table_ks *ks, uint8_t *out,
+								const uint8_t *in, const int m)
+{
+	const uint32_t *k = ks->k;
+	uint32_t w[4][4];
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++)
+			w[j][(i + 2) & 3] = fb_load32_le(in + 16 * j + 4 * i) ^ k[4 + i];
+	tf_dec_m(ks->s, k, w, m);
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++)
+			fb_store32_le(out + 16 * j + 4 * i, w[j][i] ^ k[i]);
+}
+
 void fb_twofish_table_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const twofish_table_ks *ks = ksp;
-	const uint32_t(*s)[256] = ks->s;
-	const uint32_t *k = ks->k;
-	for (; n >= 2; n -= 2, in += 32, out += 32) {
-		uint32_t a = fb_load32_le(in) ^ k[0], b = fb_load32_le(in + 4) ^ k[1];
-		uint32_t c = fb_load32_le(in + 8) ^ k[2], d = fb_load32_le(in + 12) ^ k[3];
-		uint32_t e = fb_load32_le(in + 16) ^ k[0], f = fb_load32_le(in + 20) ^ k[1];
-		uint32_t g = fb_load32_le(in + 24) ^ k[2], h = fb_load32_le(in + 28) ^ k[3];
-		for (unsigned r = 0; r < 16; r += 2) {
-			TF_ENC_ROUND(s, a, b, c, d, k + 8 + 2 * r);
-			TF_ENC_ROUND(s, e, f, g, h, k + 8 + 2 * r);
-			TF_ENC_ROUND(s, c, d, a, b, k + 10 + 2 * r);
-			TF_ENC_ROUND(s, g, h, e, f, k + 10 + 2 * r);
-		}
-		fb_store32_le(out, c ^ k[4]);
-		fb_store32_le(out + 4, d ^ k[5]);
-		fb_store32_le(out + 8, a ^ k[6]);
-		fb_store32_le(out + 12, b ^ k[7]);
-		fb_store32_le(out + 16, g ^ k[4]);
-		fb_store32_le(out + 20, h ^ k[5]);
-		fb_store32_le(out + 24, e ^ k[6]);
-		fb_store32_le(out + 28, f ^ k[7]);
+	for (; n >= 4; n -= 4, in += 64, out += 64)
+		tf_enc_blocks(ksp, out, in, 4);
+	if (n >= 2) {
+		tf_enc_blocks(ksp, out, in, 2);
+		n -= 2, in += 32, out += 32;
 	}
-	if (n) {
-		uint32_t a = fb_load32_le(in) ^ k[0], b = fb_load32_le(in + 4) ^ k[1];
-		uint32_t c = fb_load32_le(in + 8) ^ k[2], d = fb_load32_le(in + 12) ^ k[3];
-		/* unrolled: the single block is the serial modes' latency path */
-		#pragma GCC unroll 8
-		for (unsigned r = 0; r < 16; r += 2) {
-			TF_ENC_ROUND(s, a, b, c, d, k + 8 + 2 * r);
-			TF_ENC_ROUND(s, c, d, a, b, k + 10 + 2 * r);
-		}
-		fb_store32_le(out, c ^ k[4]);
-		fb_store32_le(out + 4, d ^ k[5]);
-		fb_store32_le(out + 8, a ^ k[6]);
-		fb_store32_le(out + 12, b ^ k[7]);
-	}
+	if (n) /* the serial modes' one block: its rounds unrolled for latency */
+		tf_enc_blocks(ksp, out, in, 1);
 }
 
 void fb_twofish_table_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
 {
-	const twofish_table_ks *ks = ksp;
-	const uint32_t(*s)[256] = ks->s;
+	for (; n >= 4; n -= 4, in += 64, out += 64)
+		tf_dec_blocks(ksp, out, in, 4);
+	if (n >= 2) {
+		tf_dec_blocks(ksp, out, in, 2);
+		n -= 2, in += 32, out += 32;
+	}
+	if (n)
+		tf_dec_blocks(ksp, out, in, 1);
+}
+
+/* CTR (the ctr32 hook): m counter blocks made in registers, encrypted and
+ * XORed into in -> out. The counter's last word is big-endian; only it
+ * moves, and the caller keeps it from wrapping inside the call. Without
+ * this, CTR went through a buffer of counter blocks and an XOR pass: ~14
+ * ticks a block on top of ECB's 64. */
+static inline __attribute__((always_inline)) void tf_ctr_blocks(const twofish_table_ks *ks, uint8_t *out,
+								const uint8_t *in, const uint32_t cw[3],
+								uint32_t c3, const int m)
+{
 	const uint32_t *k = ks->k;
-	for (; n >= 2; n -= 2, in += 32, out += 32) {
-		uint32_t c = fb_load32_le(in) ^ k[4], d = fb_load32_le(in + 4) ^ k[5];
-		uint32_t a = fb_load32_le(in + 8) ^ k[6], b = fb_load32_le(in + 12) ^ k[7];
-		uint32_t g = fb_load32_le(in + 16) ^ k[4], h = fb_load32_le(in + 20) ^ k[5];
-		uint32_t e = fb_load32_le(in + 24) ^ k[6], f = fb_load32_le(in + 28) ^ k[7];
-		for (int r = 14; r >= 0; r -= 2) {
-			TF_DEC_ROUND(s, c, d, a, b, k + 10 + 2 * r);
-			TF_DEC_ROUND(s, g, h, e, f, k + 10 + 2 * r);
-			TF_DEC_ROUND(s, a, b, c, d, k + 8 + 2 * r);
-			TF_DEC_ROUND(s, e, f, g, h, k + 8 + 2 * r);
-		}
-		fb_store32_le(out, a ^ k[0]);
-		fb_store32_le(out + 4, b ^ k[1]);
-		fb_store32_le(out + 8, c ^ k[2]);
-		fb_store32_le(out + 12, d ^ k[3]);
-		fb_store32_le(out + 16, e ^ k[0]);
-		fb_store32_le(out + 20, f ^ k[1]);
-		fb_store32_le(out + 24, g ^ k[2]);
-		fb_store32_le(out + 28, h ^ k[3]);
+	uint32_t w[4][4];
+	for (int j = 0; j < m; j++) {
+		for (int i = 0; i < 3; i++)
+			w[j][i] = cw[i] ^ k[i];
+		w[j][3] = __builtin_bswap32(c3 + (uint32_t)j) ^ k[3]; /* LE word of big-endian bytes */
+	}
+	tf_enc_m(ks->s, k, w, m);
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++)
+			fb_store32_le(out + 16 * j + 4 * i,
+				      fb_load32_le(in + 16 * j + 4 * i) ^ w[j][(i + 2) & 3] ^ k[4 + i]);
+}
+
+void fb_twofish_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+{
+	uint32_t cw[3] = { fb_load32_le(ctr), fb_load32_le(ctr + 4), fb_load32_le(ctr + 8) };
+	uint32_t c3 = fb_load32_be(ctr + 12);
+	for (; n >= 4; n -= 4, in += 64, out += 64, c3 += 4)
+		tf_ctr_blocks(ksp, out, in, cw, c3, 4);
+	if (n >= 2) {
+		tf_ctr_blocks(ksp, out, in, cw, c3, 2);
+		n -= 2, in += 32, out += 32, c3 += 2;
 	}
 	if (n) {
-		uint32_t c = fb_load32_le(in) ^ k[4], d = fb_load32_le(in + 4) ^ k[5];
-		uint32_t a = fb_load32_le(in + 8) ^ k[6], b = fb_load32_le(in + 12) ^ k[7];
-		#pragma GCC unroll 8
-		for (int r = 14; r >= 0; r -= 2) {
-			TF_DEC_ROUND(s, c, d, a, b, k + 10 + 2 * r);
-			TF_DEC_ROUND(s, a, b, c, d, k + 8 + 2 * r);
-		}
-		fb_store32_le(out, a ^ k[0]);
-		fb_store32_le(out + 4, b ^ k[1]);
-		fb_store32_le(out + 8, c ^ k[2]);
-		fb_store32_le(out + 12, d ^ k[3]);
+		tf_ctr_blocks(ksp, out, in, cw, c3, 1);
+		c3 += 1;
 	}
+	fb_store32_be(ctr + 12, c3);
 }
 
 /* CBC encryption with the chaining value kept in registers. */
@@ -253,29 +300,40 @@ void fb_twofish_table_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, 
 	fb_store32_le(iv + 12, x3);
 }
 
-/* CBC decryption: eight blocks at a time through the two-way decryption
- * above, into a small buffer, then XORed with the ciphertext before them
- * (in place, each is read before it is overwritten). */
+/* CBC decryption, m blocks: all m ciphertexts are read before any output
+ * is written (in place works), and prev[] carries the chain. */
+static inline __attribute__((always_inline)) void tf_cbc_dec_blocks(const twofish_table_ks *ks, uint8_t *out,
+								    const uint8_t *in, uint32_t prev[4],
+								    const int m)
+{
+	const uint32_t *k = ks->k;
+	uint32_t w[4][4], c[4][4];
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++) {
+			c[j][i] = fb_load32_le(in + 16 * j + 4 * i);
+			w[j][(i + 2) & 3] = c[j][i] ^ k[4 + i];
+		}
+	tf_dec_m(ks->s, k, w, m);
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < 4; i++)
+			fb_store32_le(out + 16 * j + 4 * i, w[j][i] ^ k[i] ^ (j ? c[j - 1][i] : prev[i]));
+	for (int i = 0; i < 4; i++)
+		prev[i] = c[m - 1][i];
+}
+
 void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
-	uint8_t p[8 * 16];
-	uint64_t prev[2], c[2];
-	memcpy(prev, iv, 16);
-	while (n) {
-		size_t m = n < 8 ? n : 8;
-		fb_twofish_table_decrypt(ks, p, in, m);
-		for (size_t i = 0; i < m; i++, in += 16, out += 16) {
-			uint64_t x[2];
-			memcpy(c, in, 16); /* before an in-place overwrite */
-			memcpy(x, p + 16 * i, 16);
-			x[0] ^= prev[0], x[1] ^= prev[1];
-			memcpy(out, x, 16);
-			prev[0] = c[0], prev[1] = c[1];
-		}
-		n -= m;
+	uint32_t prev[4] = { fb_load32_le(iv), fb_load32_le(iv + 4), fb_load32_le(iv + 8), fb_load32_le(iv + 12) };
+	for (; n >= 4; n -= 4, in += 64, out += 64)
+		tf_cbc_dec_blocks(ks, out, in, prev, 4);
+	if (n >= 2) {
+		tf_cbc_dec_blocks(ks, out, in, prev, 2);
+		n -= 2, in += 32, out += 32;
 	}
-	memcpy(iv, prev, 16);
-	fb_wipe(p, sizeof p);
+	if (n)
+		tf_cbc_dec_blocks(ks, out, in, prev, 1);
+	for (int i = 0; i < 4; i++)
+		fb_store32_le(iv + 4 * i, prev[i]);
 }
 
 const fb_kernel fb_twofish_table = {
@@ -292,4 +350,5 @@ const fb_kernel fb_twofish_table = {
 	.decrypt = fb_twofish_table_decrypt,
 	.cbc_enc = fb_twofish_table_cbc_enc,
 	.cbc_dec = fb_twofish_table_cbc_dec,
+	.ctr32 = fb_twofish_table_ctr32,
 };
