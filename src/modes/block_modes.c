@@ -523,8 +523,14 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 		size_t m = chunk(len, bs);
 		memcpy(stream, s->iv, bs);
 		memcpy(stream + bs, in, m);
-		for (size_t k = 0; k < m; k++)
-			memcpy(tmp + k * bs, stream + k, bs);
+		/* fixed-size copies: with bs unknown here each was a libc call,
+		 * ~5 TSC ticks a byte for AES-128 on AES-NI (the rounds: ~4) */
+		if (bs == 16)
+			for (size_t k = 0; k < m; k++)
+				memcpy(tmp + 16 * k, stream + k, 16);
+		else
+			for (size_t k = 0; k < m; k++)
+				memcpy(tmp + 8 * k, stream + k, 8);
 		memcpy(s->iv, stream + m, bs); /* before out (may be in) is written */
 		on_ladder(s, enc_step, tmp, tmp, m);
 		for (size_t k = 0; k < m; k++)
