@@ -69,37 +69,47 @@ static inline __attribute__((always_inline)) void des_table_one(const fb_des_tab
 	fb_des_table_block(ks, out, in, enc, des_round);
 }
 
-/* Two independent blocks in one loop body: a round is a chain of
- * dependent loads, so interleaving two chains nearly doubles throughput
- * for ECB and the other parallel modes. */
-static inline __attribute__((always_inline)) void des_table_two(const fb_des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
+/* m independent blocks (m = 4 or 2, a constant after inlining) in one
+ * loop body: a round is a chain of dependent loads using few of the
+ * core's ports, so interleaved chains add throughput for ECB and the other
+ * parallel modes. Four fill the registers (eight halves, the key and
+ * table pointers): on Zen 5 under the AVX2 mask, 3DES 265 TSC ticks a
+ * block with two against ~170 with four. */
+static inline __attribute__((always_inline)) void des_table_m(const fb_des_table_ks *ks, uint8_t *out,
+							      const uint8_t *in, int enc, const int m)
 {
-	uint32_t l0, r0, l1, r1;
-	fb_des_block_in(in, &l0, &r0);
-	fb_des_block_in(in + 8, &l1, &r1);
+	uint32_t l[4], r[4];
+	for (int b = 0; b < m; b++)
+		fb_des_block_in(in + 8 * b, &l[b], &r[b]);
 	for (unsigned p = 0; p < ks->nkeys; p++) {
-		/* EDE: pass p uses key p (enc) or key 2-p (dec), direction alternates. */
+		/* EDE: pass p uses key p (enc) or key 2-p (dec), direction
+		 * alternates, and the middle pass runs on the swapped halves. */
 		const uint32_t *k = ks->rk[enc ? p : ks->nkeys - 1 - p];
-		int fwd = enc ^ (p & 1);
-		uint32_t *a0 = p & 1 ? &r0 : &l0, *b0 = p & 1 ? &l0 : &r0;
-		uint32_t *a1 = p & 1 ? &r1 : &l1, *b1 = p & 1 ? &l1 : &r1;
+		int fwd = enc ^ (p & 1), d = fwd ? 2 : -2;
+		uint32_t *x = p & 1 ? r : l, *y = p & 1 ? l : r;
 		for (int i = 0; i < 32; i += 4) {
-			int j = fwd ? i : 30 - i, d = fwd ? 2 : -2;
-			*a0 = des_round(*a0, *b0, k + j);
-			*a1 = des_round(*a1, *b1, k + j);
-			*b0 = des_round(*b0, *a0, k + j + d);
-			*b1 = des_round(*b1, *a1, k + j + d);
+			int j = fwd ? i : 30 - i;
+			#pragma GCC unroll 4
+			for (int b = 0; b < m; b++)
+				x[b] = des_round(x[b], y[b], k + j);
+			#pragma GCC unroll 4
+			for (int b = 0; b < m; b++)
+				y[b] = des_round(y[b], x[b], k + j + d);
 		}
 	}
-	fb_des_block_out(out, l0, r0);
-	fb_des_block_out(out + 8, l1, r1);
+	for (int b = 0; b < m; b++)
+		fb_des_block_out(out + 8 * b, l[b], r[b]);
 }
 
 static inline __attribute__((always_inline)) void des_table_crypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, int enc)
 {
 	const fb_des_table_ks *ks = ksp;
-	for (; n >= 2; n -= 2, in += 16, out += 16)
-		des_table_two(ks, out, in, enc);
+	for (; n >= 4; n -= 4, in += 32, out += 32)
+		des_table_m(ks, out, in, enc, 4);
+	if (n >= 2) {
+		des_table_m(ks, out, in, enc, 2);
+		n -= 2, in += 16, out += 16;
+	}
 	if (n)
 		des_table_one(ks, out, in, enc);
 }
