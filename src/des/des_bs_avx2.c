@@ -352,9 +352,8 @@ TGT static void bs256_lane_step(const void *ksp, uint8_t *out, const uint8_t *in
 /* One step costs a 256-block batch whatever the lane count, so it pays
  * from about DES_BS256_LANES_MIN streams on against one stream at a time
  * on des/table64 (bench/limits.md). The engine's x16 figure (3DES-CBC 40
- * MB/s on Zen 2) is level with des/table64's single chain since its CBC
- * step runs entry and exit inside the rounds (~41 there, ~1.07x the 38
- * measured before; DES ~1.2x), so 16 streams stay on the chain. */
+ * MB/s on Zen 2) is level with des/table64's single chain (~41 there), so
+ * 16 streams stay on the chain. */
 #define DES_BS256_LANES_MIN 17
 
 static const fb_lanes bs256_lanes = {
