@@ -326,7 +326,16 @@ done
 "${OSSL[@]}" -aes-128-cbc -pbkdf2 -iter 1234 -md sha512 -pass pass:pw -in "$T/pw_in" -out "$T/pw_os" 2>/dev/null
 run 0 "dec with --iter 1234 --md sha512" -- "$FB" dec --cipher aes-128-cbc --pass pass:pw --iter 1234 --md sha512 --in "$T/pw_os" --out "$T/pw_back"
 same "$T/pw_back" "$T/pw_in" "--iter/--md: content"
-run 1 "dec with the default --iter of a 1234-iteration file" -- "$FB" dec --cipher aes-128-cbc --pass pass:pw --md sha512 --in "$T/pw_os" --out "$T/new"
+# A wrong iteration count is a wrong key, caught only by the padding
+# check, which random bytes pass about once in 256: the file for it is made
+# from a fixed plaintext and salt, as for the wrong password below.
+printf 'fastblock wrong-iteration check %.0s' $(seq 1 40) >"$T/it_fixed_in"
+{ printf 'Salted__\000\021\042\063\104\125\146\167'
+  "${OSSL[@]}" -aes-128-cbc -pbkdf2 -iter 1234 -md sha512 -S 0011223344556677 -pass pass:pw \
+	-in "$T/it_fixed_in" 2>/dev/null; } >"$T/it_fixed"
+run 0 "the fixed-salt 1234-iteration file, right count" -- "$FB" dec --cipher aes-128-cbc --pass pass:pw --iter 1234 --md sha512 --in "$T/it_fixed" --out "$T/pw_back"
+same "$T/pw_back" "$T/it_fixed_in" "fixed-salt 1234-iteration file: content"
+run 1 "dec with the default --iter of a 1234-iteration file" -- "$FB" dec --cipher aes-128-cbc --pass pass:pw --md sha512 --in "$T/it_fixed" --out "$T/new"
 no_leftovers "wrong iteration count"
 # A fresh salt each time: the same password and file give different output.
 "$FB" enc --cipher des-ede3-ctr --pass pass:same --in "$T/pw_in" --out "$T/pw_1"
