@@ -38,7 +38,6 @@ int fb_twofish_table_setkey(void *ks, const uint8_t *key, size_t keylen);
 /* Portable one-block-at-a-time paths on the table layout. */
 void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
-void fb_twofish_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr);
 void fb_twofish_table_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 

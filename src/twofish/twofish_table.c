@@ -255,7 +255,7 @@ static inline __attribute__((always_inline)) void tf_ctr_blocks(const twofish_ta
 				      fb_load32_le(in + 16 * j + 4 * i) ^ w[j][(i + 2) & 3] ^ k[4 + i]);
 }
 
-void fb_twofish_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+static void tf_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	uint32_t cw[3] = { fb_load32_le(ctr), fb_load32_le(ctr + 4), fb_load32_le(ctr + 8) };
 	uint32_t c3 = fb_load32_be(ctr + 12);
@@ -350,5 +350,5 @@ const fb_kernel fb_twofish_table = {
 	.decrypt = fb_twofish_table_decrypt,
 	.cbc_enc = fb_twofish_table_cbc_enc,
 	.cbc_dec = fb_twofish_table_cbc_dec,
-	.ctr32 = fb_twofish_table_ctr32,
+	.ctr32 = tf_table_ctr32,
 };
