@@ -111,6 +111,90 @@ void fb_serpent_bitslice_decrypt(const void *ks, uint8_t *out, const uint8_t *in
 	x2 = ROL(x2, 22);                                                  \
 } while (0)
 
+/*
+ * Round drivers of the SIMD kernels: G groups of bitsliced state (a, b, c,
+ * d, four words each) through the 32 rounds, each step on every group in
+ * turn, so that the groups' dependency chains overlap: a round's chain
+ * (key, S-box, the rotations of LT) is longer than one group's work on
+ * the vector pipes. The including file defines the one-group steps
+ * KX(k, x0..x3), SB(S, x0..x3), LT1(_, x0..x3) and ILT1(_, x0..x3), the
+ * vector type V and its target attribute; G is a constant in each
+ * instance, so absent groups vanish. Encryption uses the keys ke (or k),
+ * decryption kd (or k), as the circuits need (see serpent_ks).
+ */
+#define FB_SERPENT_EACH_G(step, p) do { \
+	step(p, a0, a1, a2, a3); \
+	if (G > 1) \
+		step(p, b0, b1, b2, b3); \
+	if (G > 2) \
+		step(p, c0, c1, c2, c3); \
+	if (G > 3) \
+		step(p, d0, d1, d2, d3); \
+} while (0)
+#define FB_SERPENT_ERG(S, k) do { \
+	FB_SERPENT_EACH_G(KX, k); FB_SERPENT_EACH_G(SB, S); FB_SERPENT_EACH_G(LT1, 0); \
+} while (0)
+#define FB_SERPENT_DRG(S, k) do { \
+	FB_SERPENT_EACH_G(ILT1, 0); FB_SERPENT_EACH_G(SB, S); FB_SERPENT_EACH_G(KX, k); \
+} while (0)
+#define FB_SERPENT_STATE_IN(s) \
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3]; \
+	V b0 = s[G > 1 ? 4 : 0], b1 = s[G > 1 ? 5 : 0], b2 = s[G > 1 ? 6 : 0], b3 = s[G > 1 ? 7 : 0]; \
+	V c0 = s[G > 2 ? 8 : 0], c1 = s[G > 2 ? 9 : 0], c2 = s[G > 2 ? 10 : 0], c3 = s[G > 2 ? 11 : 0]; \
+	V d0 = s[G > 3 ? 12 : 0], d1 = s[G > 3 ? 13 : 0], d2 = s[G > 3 ? 14 : 0], d3 = s[G > 3 ? 15 : 0]
+#define FB_SERPENT_ONE_OUT(s, i, x0, x1, x2, x3) do { \
+	s[4 * (i)] = x0; s[4 * (i) + 1] = x1; s[4 * (i) + 2] = x2; s[4 * (i) + 3] = x3; \
+} while (0)
+#define FB_SERPENT_STATE_OUT(s) do { \
+	FB_SERPENT_ONE_OUT(s, 0, a0, a1, a2, a3); \
+	if (G > 1) \
+		FB_SERPENT_ONE_OUT(s, 1, b0, b1, b2, b3); \
+	if (G > 2) \
+		FB_SERPENT_ONE_OUT(s, 2, c0, c1, c2, c3); \
+	if (G > 3) \
+		FB_SERPENT_ONE_OUT(s, 3, d0, d1, d2, d3); \
+} while (0)
+
+#define FB_SERPENT_ENC_GROUPS(name, G_, TGT) \
+static __attribute__((noinline)) TGT void name(const uint32_t (*k)[4], V *s) \
+{ \
+	enum { G = G_ }; \
+	FB_SERPENT_STATE_IN(s); \
+	for (int r = 0; r < 32; r += 8) { \
+		FB_SERPENT_ERG(S0, k[r]); FB_SERPENT_ERG(S1, k[r + 1]); \
+		FB_SERPENT_ERG(S2, k[r + 2]); FB_SERPENT_ERG(S3, k[r + 3]); \
+		FB_SERPENT_ERG(S4, k[r + 4]); FB_SERPENT_ERG(S5, k[r + 5]); \
+		FB_SERPENT_ERG(S6, k[r + 6]); \
+		FB_SERPENT_EACH_G(KX, k[r + 7]); \
+		FB_SERPENT_EACH_G(SB, S7); \
+		if (r == 24) \
+			break; \
+		FB_SERPENT_EACH_G(LT1, 0); \
+	} \
+	FB_SERPENT_EACH_G(KX, k[32]); \
+	FB_SERPENT_STATE_OUT(s); \
+}
+
+#define FB_SERPENT_DEC_GROUPS(name, G_, TGT) \
+static __attribute__((noinline)) TGT void name(const uint32_t (*k)[4], V *s) \
+{ \
+	enum { G = G_ }; \
+	FB_SERPENT_STATE_IN(s); \
+	FB_SERPENT_EACH_G(KX, k[32]); \
+	FB_SERPENT_EACH_G(SB, SI7); \
+	FB_SERPENT_EACH_G(KX, k[31]); \
+	for (int r = 24; r >= 0; r -= 8) { \
+		FB_SERPENT_DRG(SI6, k[r + 6]); FB_SERPENT_DRG(SI5, k[r + 5]); \
+		FB_SERPENT_DRG(SI4, k[r + 4]); FB_SERPENT_DRG(SI3, k[r + 3]); \
+		FB_SERPENT_DRG(SI2, k[r + 2]); FB_SERPENT_DRG(SI1, k[r + 1]); \
+		FB_SERPENT_DRG(SI0, k[r]); \
+		if (r == 0) \
+			break; \
+		FB_SERPENT_DRG(SI7, k[r - 1]); \
+	} \
+	FB_SERPENT_STATE_OUT(s); \
+}
+
 extern const fb_kernel fb_serpent_bitslice;
 #if FB_X86
 extern const fb_kernel fb_serpent_avx2, fb_serpent_avx512;

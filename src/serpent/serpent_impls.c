@@ -1,7 +1,7 @@
 /* The serpent implementations, in order of preference (see fb_family in src/internal.h). */
 #include "serpent.h"
 
-/* Parallel work: 32 blocks in zmm, then 16 in ymm, then the portable code. */
+/* Parallel work: up to 64 blocks in zmm, then 24 in ymm, then the portable code. */
 static const fb_kernel *const parallel[] = {
 #if FB_X86
 	&fb_serpent_avx512,
