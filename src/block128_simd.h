@@ -340,7 +340,8 @@ typedef struct fb_b128_kernel {
 #define FB_B128_BUF_BYTES (16 * 4 * FB_B128_LANES) /* more than a batch tail */
 
 /* Full batches, then the tail through a stack buffer with the fewest groups
- * that cover it (never reading or writing past the caller's blocks). The key schedules (fb_rc6_ks, fb_mars_ks)
+ * that cover it (never reading or writing past the caller's blocks), or
+ * straight through when it fills them. The key schedules (fb_rc6_ks, fb_mars_ks)
  * are structures that begin with their round-key words. */
 static inline void fb_b128_run(const fb_b128_kernel *K, int enc, const void *ks, uint8_t *out,
 			       const uint8_t *in, size_t n)
@@ -357,6 +358,10 @@ static inline void fb_b128_run(const fb_b128_kernel *K, int enc, const void *ks,
 		return;
 	while (((size_t)FB_B128_LANES << i) < n)
 		i++;
+	if (n == (size_t)FB_B128_LANES << i) { /* whole groups: no copies */
+		f[i](k, out, in, NULL);
+		return;
+	}
 	memcpy(buf, in, 16 * n);
 	f[i](k, buf, buf, NULL);
 	memcpy(out, buf, 16 * n);
