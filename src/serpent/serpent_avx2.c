@@ -45,19 +45,58 @@ typedef __m256i V;
 #define LT1(_, x0, x1, x2, x3) FB_SERPENT_LT(ROL, SHL, XOR3, x0, x1, x2, x3)
 #define ILT1(_, x0, x1, x2, x3) FB_SERPENT_ILT(ROL, SHL, XOR3, x0, x1, x2, x3)
 
-/* Encryption with the keys ke, decryption with kd (see serpent.h), of G
- * groups held in s[0 .. 4G). */
-FB_SERPENT_ENC_GROUPS(enc_1x8, 1, T256)
+/* One group is latency-bound: the shallow circuits and the keys folded
+ * into the linear transformation, as the scalar one-block code (keys ks). */
+#define SBD(S) FB_SERPENT_##S##_L2D(V, AND, OR, XOR, ANDN, a0, a1, a2, a3)
+#define KW(j) _mm256_set1_epi32((int)kw_[j])
+#define LTK(kr) do { \
+	const uint32_t *kw_ = (kr); \
+	FB_SERPENT_LT_KEYED(ROL, SHL, XOR, XOR3, KW, a0, a1, a2, a3); \
+} while (0)
+
+static __attribute__((noinline)) T256 void enc_1x8(const uint32_t (*k)[4], V *s)
+{
+	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+	KX(k[0], a0, a1, a2, a3);
+	for (int r = 0; r < 32; r += 8) {
+		SBD(S0); LTK(k[r + 1]); SBD(S1); LTK(k[r + 2]); SBD(S2); LTK(k[r + 3]);
+		SBD(S3); LTK(k[r + 4]); SBD(S4); LTK(k[r + 5]); SBD(S5); LTK(k[r + 6]);
+		SBD(S6); LTK(k[r + 7]); SBD(S7);
+		if (r == 24)
+			break;
+		LTK(k[r + 8]);
+	}
+	KX(k[32], a0, a1, a2, a3);
+	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
+}
+
+/* More groups: encryption with the keys ke, decryption with kd (see
+ * serpent.h), of G groups held in s[0 .. 4G). */
 FB_SERPENT_ENC_GROUPS(enc_2x8, 2, T256)
 FB_SERPENT_ENC_GROUPS(enc_3x8, 3, T256)
 FB_SERPENT_DEC_GROUPS(dec_1x8, 1, T256)
 FB_SERPENT_DEC_GROUPS(dec_2x8, 2, T256)
 FB_SERPENT_DEC_GROUPS(dec_3x8, 3, T256)
 
-typedef void (*groups_fn)(const uint32_t (*k)[4], V *s);
-/* By the number of groups, 1 to 3. */
-static const groups_fn enc_groups[4] = { NULL, enc_1x8, enc_2x8, enc_3x8 };
-static const groups_fn dec_groups[4] = { NULL, dec_1x8, dec_2x8, dec_3x8 };
+/* The rounds on g groups (1 to 3): one on its shallow circuits (keys ks),
+ * more on the two-input circuits (ke, kd). */
+static T256 void enc_groups(const serpent_ks *ks, V *s, size_t g)
+{
+	switch (g) {
+	case 1: enc_1x8(ks->ks, s); break;
+	case 2: enc_2x8(ks->ke, s); break;
+	default: enc_3x8(ks->ke, s); break;
+	}
+}
+
+static T256 void dec_groups(const serpent_ks *ks, V *s, size_t g)
+{
+	switch (g) {
+	case 1: dec_1x8(ks->kd, s); break;
+	case 2: dec_2x8(ks->kd, s); break;
+	default: dec_3x8(ks->kd, s); break;
+	}
+}
 
 /* Blocks a step takes at most, and the groups of 8 that m of them fill. */
 #define STEP_MAX 24
@@ -133,14 +172,12 @@ static inline size_t in_group(size_t m, size_t i)
  * code (one group costs about three of its blocks). */
 static T256 void ecb(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
-	const uint32_t(*k)[4] = dec ? ks->kd : ks->ke;
-	const groups_fn *run = dec ? dec_groups : enc_groups;
 	V s[4 * (STEP_MAX / 8)];
 	while (n > 1) {
 		size_t m = n < STEP_MAX ? n : STEP_MAX, g = groups_of(m);
 		for (size_t i = 0; i < g; i++)
 			load8(s + 4 * i, in + 128 * i, in_group(m, i));
-		run[g](k, s);
+		(dec ? dec_groups : enc_groups)(ks, s, g);
 		for (size_t i = 0; i < g; i++)
 			store8(out + 128 * i, s + 4 * i, in_group(m, i));
 		n -= m;
@@ -192,7 +229,7 @@ static T256 void serpent_avx2_ctr32(const void *ksv, uint8_t *out, const uint8_t
 		size_t m = n < STEP_MAX ? n : STEP_MAX, g = groups_of(m);
 		for (size_t i = 0; i < g; i++)
 			ctr_group(s + 4 * i, ctr, c + 8 * (uint32_t)i);
-		enc_groups[g](ks->ke, s);
+		enc_groups(ks, s, g);
 		for (size_t i = 0; i < g; i++)
 			xor_store8(out + 128 * i, in + 128 * i, s + 4 * i, in_group(m, i));
 		c += (uint32_t)m;
@@ -232,7 +269,7 @@ static T256 void serpent_avx2_cbc_dec(const void *ksv, uint8_t *out, const uint8
 		size_t m = n < STEP_MAX ? n : STEP_MAX, g = groups_of(m);
 		for (size_t i = 0; i < g; i++)
 			load8(s + 4 * i, in + 128 * i, in_group(m, i));
-		dec_groups[g](ks->kd, s);
+		dec_groups(ks, s, g);
 		__m128i next = _mm_loadu_si128((const __m128i *)(in + 16 * (m - 1)));
 		/* The last group first: each group needs the block before it,
 		 * which the group before overwrites in place. */
