@@ -294,6 +294,7 @@ const fb_kernel fb_serpent_avx2 = {
 	.batch = STEP_MAX,
 	.ks_size = sizeof(serpent_ks),
 	.note = "bitsliced, 3 x 8 blocks in ymm, S-boxes as two-input gate circuits",
+	.fills_schedule = 1,
 	.setkey = fb_serpent_setkey,
 	.encrypt = serpent_avx2_encrypt,
 	.decrypt = serpent_avx2_decrypt,

@@ -404,6 +404,7 @@ const fb_kernel fb_serpent_avx512 = {
 	.batch = STEP_MAX,
 	.ks_size = FB_SERPENT_KS_EXACT_SIZE,
 	.note = "bitsliced, 4 x 16 blocks in zmm, S-boxes as 7-8 vpternlogd",
+	.fills_schedule = 1,
 	.setkey = fb_serpent_setkey_exact,
 	.encrypt = serpent_avx512_encrypt,
 	.decrypt = serpent_avx512_decrypt,

@@ -332,6 +332,7 @@ const fb_kernel fb_serpent_bitslice = {
 	.batch = 1,
 	.ks_size = sizeof(serpent_ks),
 	.note = "portable C, 32-bit words, S-boxes as two-input gate circuits",
+	.fills_schedule = 1,
 	.setkey = fb_serpent_setkey,
 	.encrypt = fb_serpent_bitslice_encrypt,
 	.decrypt = fb_serpent_bitslice_decrypt,

@@ -299,6 +299,7 @@ const fb_kernel fb_twofish_avx2 = {
 	.batch = 16,
 	.ks_size = sizeof(twofish_table_ks),
 	.note = "16 blocks: full-keying tables looked up by vpgatherdd",
+	.fills_schedule = 1,
 	.setkey = fb_twofish_table_setkey,
 	.encrypt = tf2_encrypt,
 	.decrypt = tf2_decrypt,

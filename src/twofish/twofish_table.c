@@ -345,6 +345,7 @@ const fb_kernel fb_twofish_table = {
 	.batch = 1,
 	.ks_size = sizeof(twofish_table_ks),
 	.note = "full keying: 4 x 256 x 32-bit S-box+MDS tables per key",
+	.fills_schedule = 1,
 	.setkey = fb_twofish_table_setkey,
 	.encrypt = fb_twofish_table_encrypt,
 	.decrypt = fb_twofish_table_decrypt,

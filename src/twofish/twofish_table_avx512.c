@@ -39,6 +39,7 @@ const fb_kernel fb_twofish_table_avx512 = {
 	.batch = 1,
 	.ks_size = sizeof(twofish_vperm_tab_ks),
 	.note = "full-keying tables, one block at a time; key setup by AVX-512 and GFNI",
+	.fills_schedule = 1,
 	.setkey = fb_twofish_avx512_setkey_tables,
 	.encrypt = tftab_encrypt,
 	.decrypt = tftab_decrypt,
