@@ -122,11 +122,97 @@ static inline uint32_t early(uint32_t x)
 	W(r6, r1, r3, r5, (n) + 6); W(r7, r2, r4, r6, (n) + 7); \
 } while (0)
 
+/*
+ * Round keys four at a time. The keys one S-box makes, q0, q0 + 8, q0 + 16
+ * and q0 + 24, are the lanes of four word vectors (GCC vector extensions:
+ * SSE2 on x86-64, the compiler's choice elsewhere), so that each S-box
+ * circuit and each key form (ke, kd, ks, kl: the same flip constants for
+ * the four) runs once for four keys: 4,300 -> 2,600 instructions for
+ * fb_serpent_setkey (callgrind), fb_init and one block ~100-150 TSC ticks
+ * shorter on Zen 5.
+ */
+typedef uint32_t v4u __attribute__((vector_size(16)));
+
+static ALWAYS_INLINE v4u v4_rotr(v4u x, unsigned n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+/* Rows (a key's four words) <-> word vectors: a 4x4 transpose. */
+static ALWAYS_INLINE void tr4(v4u v[4])
+{
+	v4u t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 1, 5);
+	v4u t1 = __builtin_shufflevector(v[0], v[1], 2, 6, 3, 7);
+	v4u t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 1, 5);
+	v4u t3 = __builtin_shufflevector(v[2], v[3], 2, 6, 3, 7);
+	v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+	v[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+	v[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+	v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* Word vectors y[] of keys q0 + 8i into rows dst[q0 + 8i] (y clobbered). */
+static ALWAYS_INLINE void put4(uint32_t (*dst)[4], int q0, v4u y[4])
+{
+	tr4(y);
+	for (int i = 0; i < 4; i++)
+		memcpy(dst[q0 + 8 * i], &y[i], 16);
+}
+
+/* fold_lt of four keys. */
+static ALWAYS_INLINE void fold4(v4u o[4], const v4u k[4])
+{
+	o[0] = v4_rotr(k[0], 5) ^ k[1] ^ k[3];
+	o[1] = v4_rotr(k[1], 1);
+	o[2] = v4_rotr(k[2], 22) ^ k[3] ^ (k[1] << 7);
+	o[3] = v4_rotr(k[3], 7);
+}
+
+/* Every form of keys q0 + 8i (0 < q < 32, except q = 0 in ke and ks,
+ * which round_keys puts right) from their exact values y. */
+static ALWAYS_INLINE void emit4(key_sink *t, int q0, const v4u y[4])
+{
+	serpent_ks *ks = t->ks;
+	v4u o[4], f[4];
+	memcpy(o, y, sizeof o);
+	put4(ks->k, q0, o);
+	if (t->exact_only) {
+		fold4(o, y);
+		put4(ks->kl, q0, o);
+		return;
+	}
+	int p = (q0 - 1) & 7; /* the S-box before these keys */
+	for (int j = 0; j < 4; j++) {
+		o[j] = y[j] ^ t->lf[p][j];
+		f[j] = y[j] ^ t->ld[p][j];
+	}
+	put4(ks->ke, q0, o);
+	fold4(o, f);
+	put4(ks->ks, q0, o);
+	for (int j = 0; j < 4; j++)
+		o[j] = y[j] ^ isbox_flip[q0][j];
+	put4(ks->kd, q0, o);
+}
+
+/* Keys q0 + 8i through S-box S (number s = 3 - q0 mod 8) from the prekey
+ * words w. */
+#define KS4(q0, S, s) do { \
+	v4u x_[4]; \
+	for (int i_ = 0; i_ < 4; i_++) \
+		memcpy(&x_[i_], w + 4 * ((q0) + 8 * i_), 16); \
+	tr4(x_); \
+	FB_SERPENT_##S##_L2(v4u, AND, OR, XOR, ANDN, x_[0], x_[1], x_[2], x_[3]); \
+	for (int j_ = 0; j_ < 4; j_++) \
+		x_[j_] ^= sbox_flip[s][j_]; \
+	emit4(t, q0, x_); \
+} while (0)
+
 /* The 33 round keys of the specification, into the sink t (inlined into
  * each key setup, so that t->exact_only is a constant there). */
 static ALWAYS_INLINE int round_keys(key_sink *t, const uint8_t *key, size_t keylen)
 {
 	uint8_t kb[32] = {0};
+	uint32_t w[132]; /* the prekey words w_0 .. w_131 */
 
 	if (keylen < 1 || keylen > 32)
 		return FB_ERR_KEY_LENGTH;
@@ -139,20 +225,21 @@ static ALWAYS_INLINE int round_keys(key_sink *t, const uint8_t *key, size_t keyl
 	uint32_t r4 = fb_load32_le(kb + 16), r5 = fb_load32_le(kb + 20);
 	uint32_t r6 = fb_load32_le(kb + 24), r7 = fb_load32_le(kb + 28);
 	fb_wipe(kb, sizeof kb);
-	for (int n = 0; n < 128; n += 32) {
-		int q = n / 4;
+	for (int n = 0; n < 128; n += 8) {
 		W8(n);
-		KS(q, S3, 3, r0, r1, r2, r3); KS(q + 1, S2, 2, r4, r5, r6, r7);
-		W8(n + 8);
-		KS(q + 2, S1, 1, r0, r1, r2, r3); KS(q + 3, S0, 0, r4, r5, r6, r7);
-		W8(n + 16);
-		KS(q + 4, S7, 7, r0, r1, r2, r3); KS(q + 5, S6, 6, r4, r5, r6, r7);
-		W8(n + 24);
-		KS(q + 6, S5, 5, r0, r1, r2, r3); KS(q + 7, S4, 4, r4, r5, r6, r7);
+		w[n] = r0, w[n + 1] = r1, w[n + 2] = r2, w[n + 3] = r3;
+		w[n + 4] = r4, w[n + 5] = r5, w[n + 6] = r6, w[n + 7] = r7;
 	}
 	W(r0, r3, r5, r7, 128); W(r1, r4, r6, r0, 129);
 	W(r2, r5, r7, r1, 130); W(r3, r6, r0, r2, 131);
+	KS4(0, S3, 3); KS4(1, S2, 2); KS4(2, S1, 1); KS4(3, S0, 0);
+	KS4(4, S7, 7); KS4(5, S6, 6); KS4(6, S5, 5); KS4(7, S4, 4);
 	KS(32, S3, 3, r0, r1, r2, r3);
+	if (!t->exact_only) { /* key 0 has no S-box before it */
+		memcpy(t->ks->ke[0], t->ks->k[0], 16);
+		memcpy(t->ks->ks[0], t->ks->k[0], 16);
+	}
+	fb_wipe(w, sizeof w);
 	return FB_OK;
 }
 
