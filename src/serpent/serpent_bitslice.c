@@ -36,15 +36,6 @@ static const uint32_t shallow_flip[8][4] = {
 	FW(FB_SERPENT_S6_L2D_FLIP), FW(FB_SERPENT_S7_L2D_FLIP),
 };
 
-/* Round key k in the form FB_SERPENT_LT_KEYED applies (see serpent.h). */
-static void fold_lt(uint32_t *out, const uint32_t *k)
-{
-	out[0] = fb_rotr32(k[0], 5) ^ k[1] ^ k[3];
-	out[1] = fb_rotr32(k[1], 1);
-	out[2] = fb_rotr32(k[2], 22) ^ k[3] ^ (k[1] << 7);
-	out[3] = fb_rotr32(k[3], 7);
-}
-
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
@@ -60,46 +51,23 @@ typedef struct {
 	uint32_t ld[8][4];  /* the same for the shallow circuits (L2D) */
 } key_sink;
 
-/* Round key q (exact value y) into every array the kernel uses.  Written
- * from registers: reading k[q] back as a vector right after four 32-bit
- * stores would stall on store-to-load forwarding. */
-static ALWAYS_INLINE void emit_key(key_sink *t, int q, const uint32_t *y)
+/* The last round key (exact value y), which no S-box of the rounds
+ * follows, into every array the kernel uses; key 0's ke and ks, which no
+ * S-box precedes, are its exact value (emit4 gave them the flip of S7). */
+static ALWAYS_INLINE void emit_ends(key_sink *t, const uint32_t *y)
 {
 	serpent_ks *ks = t->ks;
-	uint32_t f[4];
-	memcpy(ks->k[q], y, 16);
-	if (t->exact_only) {
-		if (q > 0 && q < 32)
-			fold_lt(ks->kl[q], y);
-		return;
+	memcpy(ks->k[32], y, 16);
+	if (t->exact_only)
+		return; /* kl[32] is not used */
+	for (int j = 0; j < 4; j++) {
+		ks->ke[32][j] = y[j] ^ sbox_flip[7][j];
+		ks->ks[32][j] = y[j] ^ shallow_flip[7][j];
 	}
-	if (q == 0) {
-		memcpy(ks->ke[0], y, 16);
-		memcpy(ks->ks[0], y, 16);
-	} else if (q == 32) {
-		for (int j = 0; j < 4; j++) {
-			ks->ke[32][j] = y[j] ^ sbox_flip[7][j];
-			ks->ks[32][j] = y[j] ^ shallow_flip[7][j];
-		}
-	} else {
-		for (int j = 0; j < 4; j++) {
-			ks->ke[q][j] = y[j] ^ t->lf[(q - 1) & 7][j];
-			f[j] = y[j] ^ t->ld[(q - 1) & 7][j];
-		}
-		fold_lt(ks->ks[q], f);
-	}
-	for (int j = 0; j < 4; j++)
-		ks->kd[q][j] = y[j] ^ (q < 32 ? isbox_flip[q & 7][j] : 0);
+	memcpy(ks->kd[32], y, 16);
+	memcpy(ks->ke[0], ks->k[0], 16);
+	memcpy(ks->ks[0], ks->k[0], 16);
 }
-
-/* Round key q from the prekey words a..d through S-box S (S_(3 - q mod 8)). */
-#define KS(q, S, s, a, b, c, d) do { \
-	uint32_t x0 = a, x1 = b, x2 = c, x3 = d; \
-	FB_SERPENT_##S##_L2(uint32_t, AND, OR, XOR, ANDN, x0, x1, x2, x3); \
-	uint32_t y_[4] = { x0 ^ sbox_flip[s][0], x1 ^ sbox_flip[s][1], \
-			   x2 ^ sbox_flip[s][2], x3 ^ sbox_flip[s][3] }; \
-	emit_key(t, q, y_); \
-} while (0)
 
 /* Keeps the compiler from reassociating x into a longer chain after it. */
 static inline uint32_t early(uint32_t x)
@@ -168,8 +136,8 @@ static ALWAYS_INLINE void fold4(v4u o[4], const v4u k[4])
 	o[3] = v4_rotr(k[3], 7);
 }
 
-/* Every form of keys q0 + 8i (0 < q < 32, except q = 0 in ke and ks,
- * which round_keys puts right) from their exact values y. */
+/* Every form of keys q0 + 8i (0 <= q < 32; key 0's ke and ks are put
+ * right by emit_ends) from their exact values y. */
 static ALWAYS_INLINE void emit4(key_sink *t, int q0, const v4u y[4])
 {
 	serpent_ks *ks = t->ks;
@@ -234,11 +202,11 @@ static ALWAYS_INLINE int round_keys(key_sink *t, const uint8_t *key, size_t keyl
 	W(r2, r5, r7, r1, 130); W(r3, r6, r0, r2, 131);
 	KS4(0, S3, 3); KS4(1, S2, 2); KS4(2, S1, 1); KS4(3, S0, 0);
 	KS4(4, S7, 7); KS4(5, S6, 6); KS4(6, S5, 5); KS4(7, S4, 4);
-	KS(32, S3, 3, r0, r1, r2, r3);
-	if (!t->exact_only) { /* key 0 has no S-box before it */
-		memcpy(t->ks->ke[0], t->ks->k[0], 16);
-		memcpy(t->ks->ks[0], t->ks->k[0], 16);
-	}
+	FB_SERPENT_S3_L2(uint32_t, AND, OR, XOR, ANDN, r0, r1, r2, r3);
+	uint32_t y[4] = { r0 ^ sbox_flip[3][0], r1 ^ sbox_flip[3][1], r2 ^ sbox_flip[3][2],
+			  r3 ^ sbox_flip[3][3] };
+	emit_ends(t, y);
+	fb_wipe(y, sizeof y);
 	fb_wipe(w, sizeof w);
 	return FB_OK;
 }
