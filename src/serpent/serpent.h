@@ -195,6 +195,25 @@ static __attribute__((noinline)) TGT void name(const uint32_t (*k)[4], V *s) \
 	FB_SERPENT_STATE_OUT(s); \
 }
 
+/*
+ * The rounds of a latency-bound encryption (one block, or one group of
+ * them) on the shallow circuits with the round keys folded into the linear
+ * transformation: SBD(S) applies S-box S, LTK(kr) the keyed LT with the
+ * folded key kr (kl[r], FB_SERPENT_LT_KEYED). The caller XORs the first
+ * key before and the last after.
+ */
+#define FB_SERPENT_KEYED_ROUNDS(SBD, LTK, kl) do { \
+	for (int r_ = 0; r_ < 32; r_ += 8) { \
+		SBD(S0); LTK((kl)[r_ + 1]); SBD(S1); LTK((kl)[r_ + 2]); \
+		SBD(S2); LTK((kl)[r_ + 3]); SBD(S3); LTK((kl)[r_ + 4]); \
+		SBD(S4); LTK((kl)[r_ + 5]); SBD(S5); LTK((kl)[r_ + 6]); \
+		SBD(S6); LTK((kl)[r_ + 7]); SBD(S7); \
+		if (r_ == 24) \
+			break; \
+		LTK((kl)[r_ + 8]); \
+	} \
+} while (0)
+
 extern const fb_kernel fb_serpent_bitslice;
 #if FB_X86
 extern const fb_kernel fb_serpent_avx2, fb_serpent_avx512;

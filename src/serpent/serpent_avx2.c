@@ -58,14 +58,7 @@ static __attribute__((noinline)) T256 void enc_1x8(const uint32_t (*k)[4], V *s)
 {
 	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
 	KX(k[0], a0, a1, a2, a3);
-	for (int r = 0; r < 32; r += 8) {
-		SBD(S0); LTK(k[r + 1]); SBD(S1); LTK(k[r + 2]); SBD(S2); LTK(k[r + 3]);
-		SBD(S3); LTK(k[r + 4]); SBD(S4); LTK(k[r + 5]); SBD(S5); LTK(k[r + 6]);
-		SBD(S6); LTK(k[r + 7]); SBD(S7);
-		if (r == 24)
-			break;
-		LTK(k[r + 8]);
-	}
+	FB_SERPENT_KEYED_ROUNDS(SBD, LTK, k);
 	KX(k[32], a0, a1, a2, a3);
 	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
 }

@@ -70,15 +70,7 @@ static __attribute__((noinline)) T512 void enc_16(const serpent_ks *ks, V *s)
 	const uint32_t(*kl)[4] = ks->kl;
 	V a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
 	KX1(ks->k[0]);
-	for (int r = 0; r < 32; r += 8) {
-		SB1(S0); LTK1(kl[r + 1]); SB1(S1); LTK1(kl[r + 2]);
-		SB1(S2); LTK1(kl[r + 3]); SB1(S3); LTK1(kl[r + 4]);
-		SB1(S4); LTK1(kl[r + 5]); SB1(S5); LTK1(kl[r + 6]);
-		SB1(S6); LTK1(kl[r + 7]); SB1(S7);
-		if (r == 24)
-			break;
-		LTK1(kl[r + 8]);
-	}
+	FB_SERPENT_KEYED_ROUNDS(SB1, LTK1, kl);
 	KX1(ks->k[32]);
 	s[0] = a0; s[1] = a1; s[2] = a2; s[3] = a3;
 }
@@ -134,15 +126,7 @@ static __attribute__((noinline)) T128 void enc_1(const serpent_ks *ks, uint8_t *
 	__m128i a2 = _mm_cvtsi32_si128((int)fb_load32_le(in + 8));
 	__m128i a3 = _mm_cvtsi32_si128((int)fb_load32_le(in + 12));
 	KXX(ks->k[0]);
-	for (int r = 0; r < 32; r += 8) {
-		SBX(S0); LTKX(kl[r + 1]); SBX(S1); LTKX(kl[r + 2]);
-		SBX(S2); LTKX(kl[r + 3]); SBX(S3); LTKX(kl[r + 4]);
-		SBX(S4); LTKX(kl[r + 5]); SBX(S5); LTKX(kl[r + 6]);
-		SBX(S6); LTKX(kl[r + 7]); SBX(S7);
-		if (r == 24)
-			break;
-		LTKX(kl[r + 8]);
-	}
+	FB_SERPENT_KEYED_ROUNDS(SBX, LTKX, kl);
 	KXX(ks->k[32]);
 	fb_store32_le(out, (uint32_t)_mm_cvtsi128_si32(a0));
 	fb_store32_le(out + 4, (uint32_t)_mm_cvtsi128_si32(a1));

@@ -268,14 +268,7 @@ static ALWAYS_INLINE void encrypt1_words(const serpent_ks *ks, uint32_t w[4])
 	uint32_t a0 = w[0], a1 = w[1], a2 = w[2], a3 = w[3];
 
 	KX(k[0], a0, a1, a2, a3);
-	for (int r = 0; r < 24; r += 8) {
-		SBD(S0); LTK(k[r + 1]); SBD(S1); LTK(k[r + 2]); SBD(S2); LTK(k[r + 3]);
-		SBD(S3); LTK(k[r + 4]); SBD(S4); LTK(k[r + 5]); SBD(S5); LTK(k[r + 6]);
-		SBD(S6); LTK(k[r + 7]); SBD(S7); LTK(k[r + 8]);
-	}
-	SBD(S0); LTK(k[25]); SBD(S1); LTK(k[26]); SBD(S2); LTK(k[27]);
-	SBD(S3); LTK(k[28]); SBD(S4); LTK(k[29]); SBD(S5); LTK(k[30]);
-	SBD(S6); LTK(k[31]); SBD(S7);
+	FB_SERPENT_KEYED_ROUNDS(SBD, LTK, k);
 	KX(k[32], a0, a1, a2, a3);
 	w[0] = a0, w[1] = a1, w[2] = a2, w[3] = a3;
 }
