@@ -85,7 +85,7 @@ static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const 
  * the serial kernel when fb_init built its schedule: a one- or two-block
  * message of a parallel mode then pays for one key setup, not two
  * (Serpent CFB decryption on AVX-512 Zen, serial kernel serpent/bitslice:
- * fb_init and one block 1,500 -> ~800 TSC ticks). */
+ * fb_init and one block ~1,600 -> ~950 TSC ticks). */
 #define SERIAL_FIRST_MAX 3
 
 /* A rung's first run: its schedule is built, then the step runs. Out of
@@ -651,8 +651,9 @@ static NOINLINE void mode_stream_any(fb_state *s, uint8_t *out, const uint8_t *i
 
 /* CTR on a wide kernel, and whole blocks of CTR (one-shot messages, the
  * serial kernels) and of CFB decryption with no keystream left over, go
- * straight to their runs, without the general loop's stack frame (a 64-byte AES update is
- * about 30 TSC ticks, the frame and its spills about 5). */
+ * straight to their runs, without the general loop's stack frame (a
+ * 64-byte AES update is about 30 TSC ticks, the frame and its spills
+ * about 5). */
 void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
