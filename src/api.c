@@ -434,7 +434,6 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 		s->padding = (s->mode == FB_ECB || s->mode == FB_CBC) ? FB_PAD_PKCS7 : FB_PAD_NONE;
 	s->par = sel->par;
 	s->ser = sel->ser;
-	s->wide = sel->wide;
 	s->nrungs = 1 + sel->nrungs;
 	s->rung[0] = (fb_rung){ .k = sel->par, .below = SIZE_MAX };
 	for (unsigned i = 0; i < sel->nrungs; i++) {

@@ -34,7 +34,6 @@ typedef struct fb_state {
 	const void *ks_ser, *ks_tweak;
 	enum fb_mode mode;
 	int encrypt;
-	int wide;         /* the mode runs in parallel batches on par (src/select.c) */
 	enum fb_padding padding;
 	unsigned bs;
 	unsigned buf_len; /* ECB, CBC, XTS: bytes waiting in buf */
