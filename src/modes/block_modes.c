@@ -252,32 +252,52 @@ static NOINLINE void cfb_dec_generic(fb_state *s, const fb_rung *r, uint8_t *out
 	fb_wipe(tmp, used);
 }
 
-/* Multiplies an XTS tweak by alpha in GF(2^128) (IEEE 1619 byte order). */
+/* An XTS tweak (lo, hi: its little-endian halves) times alpha in
+ * GF(2^128), IEEE 1619: x^128 = x^7 + x^2 + x + 1. */
+static inline void xts_double(uint64_t *lo, uint64_t *hi)
+{
+	uint64_t carry = *hi >> 63;
+	*hi = *hi << 1 | *lo >> 63;
+	*lo = *lo << 1 ^ (0x87 & (0 - carry));
+}
+
+/* The same for a tweak in bytes. */
 static void xts_mul_alpha(uint8_t t[16])
 {
 	uint64_t lo = fb_load64_le(t), hi = fb_load64_le(t + 8);
-	uint64_t carry = hi >> 63;
-	hi = hi << 1 | lo >> 63;
-	lo = lo << 1 ^ (0x87 & (0 - carry));
+	xts_double(&lo, &hi);
 	fb_store64_le(t, lo);
 	fb_store64_le(t + 8, hi);
 }
 
-/* Without the kernel's fused step: through its block function. */
+/* out = in ^ the tweak (lo, hi), one block. */
+static inline void xts_xor(uint8_t *out, const uint8_t *in, uint64_t lo, uint64_t hi)
+{
+	fb_store64_le(out, fb_load64_le(in) ^ lo);
+	fb_store64_le(out + 8, fb_load64_le(in + 8) ^ hi);
+}
+
+/* Without the kernel's fused step: through its block function. The
+ * tweaks stay in registers, doubled once per pass: through memory each
+ * doubling waited for the store of the one before (rc6-128-xts at 8 KB
+ * on AVX-512 Zen 5 ran at a quarter of ECB's speed). */
 static NOINLINE void xts_generic(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
-	uint8_t tmp[FB_CHUNK], t[16];
+	uint8_t tmp[FB_CHUNK];
 	size_t used = chunk(n, 16) * 16;
+	uint64_t lo = fb_load64_le(s->iv), hi = fb_load64_le(s->iv + 8);
 	while (n) {
 		size_t m = chunk(n, 16);
-		memcpy(t, s->iv, 16);
-		for (size_t i = 0; i < m; i++, xts_mul_alpha(t))
-			fb_xor(tmp + 16 * i, in + 16 * i, t, 16);
+		uint64_t l = lo, h = hi;
+		for (size_t i = 0; i < m; i++, xts_double(&l, &h))
+			xts_xor(tmp + 16 * i, in + 16 * i, l, h);
 		ecb_step(s, r, tmp, tmp, m);
-		for (size_t i = 0; i < m; i++, xts_mul_alpha(s->iv))
-			fb_xor(out + 16 * i, tmp + 16 * i, s->iv, 16);
+		for (size_t i = 0; i < m; i++, xts_double(&lo, &hi))
+			xts_xor(out + 16 * i, tmp + 16 * i, lo, hi);
 		in += m * 16, out += m * 16, n -= m;
 	}
+	fb_store64_le(s->iv, lo);
+	fb_store64_le(s->iv + 8, hi);
 	fb_wipe(tmp, used);
 }
 
