@@ -330,6 +330,35 @@ static inline __m512i _mm512_srli_epi32(__m512i a, unsigned n)
 		a.d[i] = n > 31 ? 0 : a.d[i] >> n;
 	return a;
 }
+static inline __m512i _mm512_slli_epi64(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] = n > 63 ? 0 : a.q[i] << n;
+	return a;
+}
+static inline __m512i _mm512_srli_epi64(__m512i a, unsigned n)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] = n > 63 ? 0 : a.q[i] >> n;
+	return a;
+}
+/* vpshufd with a constant selector, and with a zeroing mask (public) */
+#define _MM_PERM_BADC 0x4e
+static inline __m512i _mm512_shuffle_epi32(__m512i a, int imm)
+{
+	__m512i r;
+	for (int i = 0; i < 16; i++)
+		r.d[i] = a.d[(i & ~3) + (imm >> (2 * (i & 3)) & 3)];
+	return r;
+}
+static inline __m512i _mm512_maskz_shuffle_epi32(__mmask16 k, __m512i a, int imm)
+{
+	__m512i r = _mm512_shuffle_epi32(a, imm);
+	for (int i = 0; i < 16; i++)
+		if (!(k >> i & 1))
+			r.d[i] = 0;
+	return r;
+}
 static inline __m512i _mm512_ror_epi32(__m512i a, int n)
 {
 	return _mm512_rol_epi32(a, (32 - n) & 31);

@@ -193,27 +193,7 @@ static inline __m512i _mm512_add_epi8(__m512i a, __m512i b)
 		a.b[i] = (uint8_t)(a.b[i] + b.b[i]);
 	return a;
 }
-/* shifts by constants (ror and srli: ct_model_avx512.h) */
-static inline __m512i _mm512_slli_epi64(__m512i a, unsigned n)
-{
-	for (int i = 0; i < 8; i++)
-		a.q[i] = n > 63 ? 0 : a.q[i] << n;
-	return a;
-}
-static inline __m512i _mm512_srli_epi64(__m512i a, unsigned n)
-{
-	for (int i = 0; i < 8; i++)
-		a.q[i] = n > 63 ? 0 : a.q[i] >> n;
-	return a;
-}
-/* shuffles and permutes with constant selectors */
-static inline __m512i _mm512_shuffle_epi32(__m512i a, int imm)
-{
-	__m512i r;
-	for (int i = 0; i < 16; i++)
-		r.d[i] = a.d[(i & ~3) + (imm >> (2 * (i & 3)) & 3)];
-	return r;
-}
+/* shifts by constants and _mm512_shuffle_epi32: ct_model_avx512.h */
 static inline __m128i _mm_shuffle_epi32(__m128i a, int imm)
 {
 	__m128i r;

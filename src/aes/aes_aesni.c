@@ -487,7 +487,7 @@ static inline __attribute__((always_inline)) TGT __m128i xts_ones(const __m128i 
 /* The next eight tweaks after (lo, hi) into tw (two qwords each), and
  * (lo, hi) past them: the same doubling on the integer pipes, which the
  * AES rounds do not use. */
-static inline __attribute__((always_inline)) void xts_tweaks8_gpr(uint64_t tw[16], uint64_t *lo, uint64_t *hi)
+static inline __attribute__((always_inline)) TGT void xts_tweaks8_gpr(uint64_t tw[16], uint64_t *lo, uint64_t *hi)
 {
 	uint64_t l = *lo, h = *hi;
 	for (int j = 0; j < 8; j++) {
@@ -504,8 +504,8 @@ static inline __attribute__((always_inline)) void xts_tweaks8_gpr(uint64_t tw[16
  * forwarding and stall. */
 static inline __attribute__((always_inline)) TGT __m128i xts_tweak_load(const uint64_t *q)
 {
-	return _mm_castpd_si128(
-		_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)q)), (const double *)(q + 1)));
+	__m128d low = _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)q));
+	return _mm_castpd_si128(_mm_loadh_pd(low, (const double *)(q + 1)));
 }
 
 /* XTS over n >= 8 whole blocks: groups of eight, then the rest one at a
