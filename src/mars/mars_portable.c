@@ -130,16 +130,49 @@ static inline __attribute__((always_inline)) void mars_encrypt_words(const uint3
 	w[3] = d - k[39];
 }
 
-static void mars_encrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *in)
+/* Encrypts m blocks (m = 1 to 4, a constant after inlining), their
+ * rounds interleaved as in mars_decrypt_m. */
+static inline __attribute__((always_inline)) void mars_encrypt_m(const uint32_t *k, uint8_t *out,
+								 const uint8_t *in, const int m)
 {
-	uint32_t w[4];
-	int j;
+	uint32_t a[4], b[4], c[4], d[4], am[4];
+	int i, j;
 
-	for (j = 0; j < 4; j++)
-		w[j] = fb_b128_load32(in + 4 * j);
-	mars_encrypt_words(k, w);
-	for (j = 0; j < 4; j++)
-		fb_b128_store32(out + 4 * j, w[j]);
+#define EACH_J(step) do { for (j = 0; j < m; j++) step; } while (0)
+	EACH_J((a[j] = fb_b128_load32(in + 16 * j) + k[0], b[j] = fb_b128_load32(in + 16 * j + 4) + k[1],
+		c[j] = fb_b128_load32(in + 16 * j + 8) + k[2], d[j] = fb_b128_load32(in + 16 * j + 12) + k[3]));
+	for (i = 0; i < 2; i++) {
+		EACH_J(FWD_MIX(a[j], b[j], c[j], d[j]));
+		EACH_J(a[j] += d[j]);
+		EACH_J(FWD_MIX(b[j], c[j], d[j], a[j]));
+		EACH_J(b[j] += c[j]);
+		EACH_J(FWD_MIX(c[j], d[j], a[j], b[j]));
+		EACH_J(FWD_MIX(d[j], a[j], b[j], c[j]));
+	}
+	EACH_J(am[j] = a[j] + k[4]);
+	for (i = 0; i < 2; i++) {
+		EACH_J(CORE_F(a[j], b[j], c[j], d[j], am[j], k + 4 + 8 * i));
+		EACH_J(CORE_F(b[j], c[j], d[j], a[j], am[j], k + 6 + 8 * i));
+		EACH_J(CORE_F(c[j], d[j], a[j], b[j], am[j], k + 8 + 8 * i));
+		EACH_J(CORE_F(d[j], a[j], b[j], c[j], am[j], k + 10 + 8 * i));
+	}
+	for (i = 0; i < 2; i++) {
+		EACH_J(CORE_B(a[j], b[j], c[j], d[j], k + 20 + 8 * i));
+		EACH_J(CORE_B(b[j], c[j], d[j], a[j], k + 22 + 8 * i));
+		EACH_J(CORE_B(c[j], d[j], a[j], b[j], k + 24 + 8 * i));
+		EACH_J(CORE_B(d[j], a[j], b[j], c[j], k + 26 + 8 * i));
+	}
+	for (i = 0; i < 2; i++) {
+		EACH_J(BWD_MIX(a[j], b[j], c[j], d[j]));
+		EACH_J(BWD_MIX(b[j], c[j], d[j], a[j]));
+		EACH_J(c[j] -= b[j]);
+		EACH_J(BWD_MIX(c[j], d[j], a[j], b[j]));
+		EACH_J(d[j] -= a[j]);
+		EACH_J(BWD_MIX(d[j], a[j], b[j], c[j]));
+	}
+	EACH_J((fb_b128_store32(out + 16 * j, a[j] - k[36]), fb_b128_store32(out + 16 * j + 4, b[j] - k[37]),
+		fb_b128_store32(out + 16 * j + 8, c[j] - k[38]), fb_b128_store32(out + 16 * j + 12, d[j] - k[39])));
+#undef EACH_J
 }
 
 /* Inverses of the rounds above, applied in reverse order. */
@@ -176,60 +209,78 @@ static void mars_encrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *i
 		b ^= r_;                               \
 	} while (0)
 
-static void mars_decrypt_block(const uint32_t *k, uint8_t *out, const uint8_t *in)
+/* Decrypts m blocks (m = 1 to 4, a constant after inlining), their rounds
+ * interleaved: one block's chain of lookups and multiplies leaves most
+ * of the core idle, and a whole block is more than the reorder window
+ * overlaps with the next. */
+static inline __attribute__((always_inline)) void mars_decrypt_m(const uint32_t *k, uint8_t *out,
+								 const uint8_t *in, const int m)
 {
-	uint32_t a = fb_b128_load32(in) + k[36], b = fb_b128_load32(in + 4) + k[37];
-	uint32_t c = fb_b128_load32(in + 8) + k[38], d = fb_b128_load32(in + 12) + k[39];
-	int i;
+	uint32_t a[4], b[4], c[4], d[4];
+	int i, j;
 
+#define EACH_J(step) do { for (j = 0; j < m; j++) step; } while (0)
+	EACH_J((a[j] = fb_b128_load32(in + 16 * j) + k[36], b[j] = fb_b128_load32(in + 16 * j + 4) + k[37],
+		c[j] = fb_b128_load32(in + 16 * j + 8) + k[38], d[j] = fb_b128_load32(in + 16 * j + 12) + k[39]));
 	for (i = 1; i >= 0; i--) {
-		BWD_UNMIX(d, a, b, c);
-		d += a;
-		BWD_UNMIX(c, d, a, b);
-		c += b;
-		BWD_UNMIX(b, c, d, a);
-		BWD_UNMIX(a, b, c, d);
+		EACH_J(BWD_UNMIX(d[j], a[j], b[j], c[j]));
+		EACH_J(d[j] += a[j]);
+		EACH_J(BWD_UNMIX(c[j], d[j], a[j], b[j]));
+		EACH_J(c[j] += b[j]);
+		EACH_J(BWD_UNMIX(b[j], c[j], d[j], a[j]));
+		EACH_J(BWD_UNMIX(a[j], b[j], c[j], d[j]));
 	}
 	for (i = 1; i >= 0; i--) {
-		CORE_B_INV(d, a, b, c, k + 26 + 8 * i);
-		CORE_B_INV(c, d, a, b, k + 24 + 8 * i);
-		CORE_B_INV(b, c, d, a, k + 22 + 8 * i);
-		CORE_B_INV(a, b, c, d, k + 20 + 8 * i);
+		EACH_J(CORE_B_INV(d[j], a[j], b[j], c[j], k + 26 + 8 * i));
+		EACH_J(CORE_B_INV(c[j], d[j], a[j], b[j], k + 24 + 8 * i));
+		EACH_J(CORE_B_INV(b[j], c[j], d[j], a[j], k + 22 + 8 * i));
+		EACH_J(CORE_B_INV(a[j], b[j], c[j], d[j], k + 20 + 8 * i));
 	}
 	for (i = 1; i >= 0; i--) {
-		CORE_F_INV(d, a, b, c, k + 10 + 8 * i);
-		CORE_F_INV(c, d, a, b, k + 8 + 8 * i);
-		CORE_F_INV(b, c, d, a, k + 6 + 8 * i);
-		CORE_F_INV(a, b, c, d, k + 4 + 8 * i);
+		EACH_J(CORE_F_INV(d[j], a[j], b[j], c[j], k + 10 + 8 * i));
+		EACH_J(CORE_F_INV(c[j], d[j], a[j], b[j], k + 8 + 8 * i));
+		EACH_J(CORE_F_INV(b[j], c[j], d[j], a[j], k + 6 + 8 * i));
+		EACH_J(CORE_F_INV(a[j], b[j], c[j], d[j], k + 4 + 8 * i));
 	}
 	for (i = 1; i >= 0; i--) {
-		FWD_UNMIX(d, a, b, c);
-		FWD_UNMIX(c, d, a, b);
-		b -= c;
-		FWD_UNMIX(b, c, d, a);
-		a -= d;
-		FWD_UNMIX(a, b, c, d);
+		EACH_J(FWD_UNMIX(d[j], a[j], b[j], c[j]));
+		EACH_J(FWD_UNMIX(c[j], d[j], a[j], b[j]));
+		EACH_J(b[j] -= c[j]);
+		EACH_J(FWD_UNMIX(b[j], c[j], d[j], a[j]));
+		EACH_J(a[j] -= d[j]);
+		EACH_J(FWD_UNMIX(a[j], b[j], c[j], d[j]));
 	}
-	fb_b128_store32(out, a - k[0]);
-	fb_b128_store32(out + 4, b - k[1]);
-	fb_b128_store32(out + 8, c - k[2]);
-	fb_b128_store32(out + 12, d - k[3]);
+	EACH_J((fb_b128_store32(out + 16 * j, a[j] - k[0]), fb_b128_store32(out + 16 * j + 4, b[j] - k[1]),
+		fb_b128_store32(out + 16 * j + 8, c[j] - k[2]), fb_b128_store32(out + 16 * j + 12, d[j] - k[3])));
+#undef EACH_J
 }
 
 void fb_mars_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
 	const uint32_t *k = ((const fb_mars_ks *)ks)->k;
 
-	for (; nblocks; nblocks--, in += 16, out += 16)
-		mars_encrypt_block(k, out, in);
+	for (; nblocks >= 4; nblocks -= 4, in += 64, out += 64)
+		mars_encrypt_m(k, out, in, 4);
+	if (nblocks == 3)
+		mars_encrypt_m(k, out, in, 3);
+	else if (nblocks == 2)
+		mars_encrypt_m(k, out, in, 2);
+	else if (nblocks)
+		mars_encrypt_m(k, out, in, 1);
 }
 
 void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
 	const uint32_t *k = ((const fb_mars_ks *)ks)->k;
 
-	for (; nblocks; nblocks--, in += 16, out += 16)
-		mars_decrypt_block(k, out, in);
+	for (; nblocks >= 4; nblocks -= 4, in += 64, out += 64)
+		mars_decrypt_m(k, out, in, 4);
+	if (nblocks == 3)
+		mars_decrypt_m(k, out, in, 3);
+	else if (nblocks == 2)
+		mars_decrypt_m(k, out, in, 2);
+	else if (nblocks)
+		mars_decrypt_m(k, out, in, 1);
 }
 
 FB_B128_CBC_ENC_WORDS(mars_cbc_enc, ((const fb_mars_ks *)ksp)->k, mars_encrypt_words)
