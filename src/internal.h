@@ -293,6 +293,14 @@ static inline void fb_store64_le(uint8_t *p, uint64_t v)
 {
 	fb_store32_le(p, (uint32_t)v); fb_store32_le(p + 4, (uint32_t)(v >> 32));
 }
+/* An XTS tweak (lo, hi: its little-endian halves) times alpha in
+ * GF(2^128), IEEE 1619: x^128 = x^7 + x^2 + x + 1. */
+static inline void fb_xts_double(uint64_t *lo, uint64_t *hi)
+{
+	uint64_t carry = *hi >> 63;
+	*hi = *hi << 1 | *lo >> 63;
+	*lo = *lo << 1 ^ (0x87 & (0 - carry));
+}
 static inline uint32_t fb_rotl32(uint32_t x, unsigned n)
 {
 	n &= 31; return (x << n) | (x >> ((32 - n) & 31));

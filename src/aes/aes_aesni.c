@@ -492,9 +492,7 @@ static inline __attribute__((always_inline)) TGT void xts_tweaks8_gpr(uint64_t t
 	uint64_t l = *lo, h = *hi;
 	for (int j = 0; j < 8; j++) {
 		tw[2 * j] = l, tw[2 * j + 1] = h;
-		uint64_t c = (uint64_t)((int64_t)h >> 63) & 0x87;
-		h = (h << 1) | (l >> 63);
-		l = (l << 1) ^ c;
+		fb_xts_double(&l, &h);
 	}
 	*lo = l, *hi = h;
 }

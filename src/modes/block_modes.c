@@ -252,20 +252,11 @@ static NOINLINE void cfb_dec_generic(fb_state *s, const fb_rung *r, uint8_t *out
 	fb_wipe(tmp, used);
 }
 
-/* An XTS tweak (lo, hi: its little-endian halves) times alpha in
- * GF(2^128), IEEE 1619: x^128 = x^7 + x^2 + x + 1. */
-static inline void xts_double(uint64_t *lo, uint64_t *hi)
-{
-	uint64_t carry = *hi >> 63;
-	*hi = *hi << 1 | *lo >> 63;
-	*lo = *lo << 1 ^ (0x87 & (0 - carry));
-}
-
-/* The same for a tweak in bytes. */
+/* An XTS tweak in bytes times alpha (fb_xts_double). */
 static void xts_mul_alpha(uint8_t t[16])
 {
 	uint64_t lo = fb_load64_le(t), hi = fb_load64_le(t + 8);
-	xts_double(&lo, &hi);
+	fb_xts_double(&lo, &hi);
 	fb_store64_le(t, lo);
 	fb_store64_le(t + 8, hi);
 }
@@ -289,10 +280,10 @@ static NOINLINE void xts_generic(fb_state *s, const fb_rung *r, uint8_t *out, co
 	while (n) {
 		size_t m = chunk(n, 16);
 		uint64_t l = lo, h = hi;
-		for (size_t i = 0; i < m; i++, xts_double(&l, &h))
+		for (size_t i = 0; i < m; i++, fb_xts_double(&l, &h))
 			xts_xor(tmp + 16 * i, in + 16 * i, l, h);
 		ecb_step(s, r, tmp, tmp, m);
-		for (size_t i = 0; i < m; i++, xts_double(&lo, &hi))
+		for (size_t i = 0; i < m; i++, fb_xts_double(&lo, &hi))
 			xts_xor(out + 16 * i, tmp + 16 * i, lo, hi);
 		in += m * 16, out += m * 16, n -= m;
 	}

@@ -400,9 +400,7 @@ INL V xts_first(const uint8_t *tweak)
 	uint64_t q[8], lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8);
 	for (int j = 0; j < 4; j++) {
 		q[2 * j] = lo, q[2 * j + 1] = hi;
-		uint64_t carry = hi >> 63;
-		hi = hi << 1 | lo >> 63;
-		lo = lo << 1 ^ (0x87 & (0 - carry));
+		fb_xts_double(&lo, &hi);
 	}
 	return _mm512_set_epi64((long long)q[7], (long long)q[6], (long long)q[5], (long long)q[4],
 				(long long)q[3], (long long)q[2], (long long)q[1], (long long)q[0]);
@@ -439,9 +437,9 @@ static T512 void xts_block(const serpent_ks *ks, uint8_t *out, const uint8_t *in
 		enc_1(ks, x, x);
 	fb_store64_le(out, fb_load64_le(x) ^ lo);
 	fb_store64_le(out + 8, fb_load64_le(x + 8) ^ hi);
-	uint64_t carry = hi >> 63;
-	fb_store64_le(tweak + 8, hi << 1 | lo >> 63);
-	fb_store64_le(tweak, lo << 1 ^ (0x87 & (0 - carry)));
+	fb_xts_double(&lo, &hi);
+	fb_store64_le(tweak, lo);
+	fb_store64_le(tweak + 8, hi);
 	fb_wipe(x, sizeof x);
 }
 
