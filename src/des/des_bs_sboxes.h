@@ -8,7 +8,7 @@
  * gate macros (BS_LUT(a, b, c, imm) with Intel's immediate order, or
  * BS_AND, BS_OR, BS_XOR, BS_ANDN, BS_NOT).
  * lut: 204 gates, 236 operations per round with the XORs into L
- *      (plus 48 key XORs); gate: 468 gates, 500 with the XORs.
+ *      (plus 48 key XORs); gate: 462 gates, 494 with the XORs.
  */
 #ifndef FB_DES_BS_SBOXES_H
 #define FB_DES_BS_SBOXES_H
@@ -301,77 +301,71 @@
 	DES_BS_LUT_S8(KX((B)[27], 42), KX((B)[28], 43), KX((B)[29], 44), KX((B)[30], 45), KX((B)[31], 46), KX((B)[0], 47), (A)[4], (A)[26], (A)[14], (A)[20]); \
 } while (0)
 
-/* S1: 64 gates, 4 separate XORs into L. */
+/* S1: 58 gates, 4 separate XORs into L. */
 #define DES_BS_GATE_S1(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
 	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
-	BS_T n6 = BS_NOT(x1); \
-	BS_T n7 = BS_ANDN(x2, x1); \
+	BS_T n6 = BS_NOT(x3); \
+	BS_T n7 = BS_XOR(x4, x1); \
 	BS_T n8 = BS_ANDN(x6, n7); \
 	BS_T n9 = BS_XOR(n6, n8); \
-	BS_T n10 = BS_OR(x2, x6); \
-	BS_T n11 = BS_ANDN(x4, n10); \
-	BS_T n12 = BS_XOR(n9, n11); \
-	BS_T n13 = BS_ANDN(x6, n9); \
-	BS_T n14 = BS_XOR(x2, n13); \
-	BS_T n15 = BS_XOR(n7, x6); \
-	BS_T n16 = BS_XOR(n14, n15); \
-	BS_T n17 = BS_ANDN(x4, n16); \
-	BS_T n18 = BS_XOR(n14, n17); \
-	BS_T n19 = BS_AND(x5, n18); \
-	BS_T n20 = BS_XOR(n12, n19); \
-	BS_T n21 = BS_OR(n14, n13); \
-	BS_T n22 = BS_XOR(n6, n13); \
-	BS_T n23 = BS_ANDN(x4, n22); \
-	BS_T n24 = BS_XOR(n21, n23); \
-	BS_T n25 = BS_XOR(x6, n23); \
-	BS_T n26 = BS_OR(n13, n25); \
-	BS_T n27 = BS_AND(x5, n26); \
-	BS_T n28 = BS_XOR(n24, n27); \
-	BS_T n29 = BS_AND(x3, n28); \
-	BS_T n30 = BS_XOR(n20, n29); \
-	(o2) = BS_XOR((o2), n30); \
-	BS_T n31 = BS_XOR(x5, n18); \
-	BS_T n32 = BS_AND(x4, n26); \
-	BS_T n33 = BS_XOR(n31, n32); \
-	BS_T n34 = BS_ANDN(n15, x4); \
-	BS_T n35 = BS_ANDN(x5, n34); \
-	BS_T n36 = BS_XOR(n33, n35); \
-	BS_T n37 = BS_XOR(n35, n12); \
-	BS_T n38 = BS_OR(n17, n37); \
-	BS_T n39 = BS_XOR(n15, n11); \
-	BS_T n40 = BS_AND(x5, n39); \
-	BS_T n41 = BS_ANDN(n40, n38); \
-	BS_T n42 = BS_ANDN(x3, n41); \
-	BS_T n43 = BS_XOR(n36, n42); \
-	(o1) = BS_XOR((o1), n43); \
-	BS_T n44 = BS_AND(n30, n31); \
-	BS_T n45 = BS_ANDN(n44, n10); \
-	BS_T n46 = BS_XOR(x4, x1); \
-	BS_T n47 = BS_ANDN(n46, n38); \
-	BS_T n48 = BS_ANDN(x5, n47); \
-	BS_T n49 = BS_XOR(n45, n48); \
-	BS_T n50 = BS_AND(n38, n20); \
-	BS_T n51 = BS_XOR(n21, n50); \
-	BS_T n52 = BS_ANDN(n39, n25); \
-	BS_T n53 = BS_XOR(n41, n52); \
-	BS_T n54 = BS_AND(x5, n53); \
-	BS_T n55 = BS_XOR(n51, n54); \
-	BS_T n56 = BS_AND(x3, n55); \
-	BS_T n57 = BS_XOR(n49, n56); \
-	(o3) = BS_XOR((o3), n57); \
-	BS_T n58 = BS_OR(n31, n11); \
-	BS_T n59 = BS_XOR(n22, n58); \
-	BS_T n60 = BS_ANDN(n47, n15); \
-	BS_T n61 = BS_XOR(x5, n60); \
-	BS_T n62 = BS_AND(x5, n61); \
+	BS_T n10 = BS_ANDN(n9, x4); \
+	BS_T n11 = BS_OR(n7, n10); \
+	BS_T n12 = BS_AND(n6, n8); \
+	BS_T n13 = BS_ANDN(n12, x1); \
+	BS_T n14 = BS_ANDN(x6, n13); \
+	BS_T n15 = BS_XOR(n11, n14); \
+	BS_T n16 = BS_ANDN(x5, n15); \
+	BS_T n17 = BS_XOR(n9, n16); \
+	BS_T n18 = BS_OR(n15, x3); \
+	BS_T n19 = BS_OR(x6, n18); \
+	BS_T n20 = BS_ANDN(n14, n9); \
+	BS_T n21 = BS_XOR(n7, n20); \
+	BS_T n22 = BS_AND(x5, n21); \
+	BS_T n23 = BS_XOR(n19, n22); \
+	BS_T n24 = BS_ANDN(x2, n23); \
+	BS_T n25 = BS_XOR(n17, n24); \
+	(o3) = BS_XOR((o3), n25); \
+	BS_T n26 = BS_XOR(x6, n21); \
+	BS_T n27 = BS_XOR(n9, n26); \
+	BS_T n28 = BS_OR(n26, n18); \
+	BS_T n29 = BS_XOR(n25, n28); \
+	BS_T n30 = BS_ANDN(x5, n29); \
+	BS_T n31 = BS_XOR(n27, n30); \
+	BS_T n32 = BS_OR(n12, n20); \
+	BS_T n33 = BS_AND(x1, x4); \
+	BS_T n34 = BS_XOR(n25, n33); \
+	BS_T n35 = BS_AND(x5, n34); \
+	BS_T n36 = BS_XOR(n32, n35); \
+	BS_T n37 = BS_ANDN(x2, n36); \
+	BS_T n38 = BS_XOR(n31, n37); \
+	(o2) = BS_XOR((o2), n38); \
+	BS_T n39 = BS_ANDN(n15, n35); \
+	BS_T n40 = BS_ANDN(n39, n23); \
+	BS_T n41 = BS_XOR(n36, x1); \
+	BS_T n42 = BS_XOR(n14, n41); \
+	BS_T n43 = BS_ANDN(x5, n42); \
+	BS_T n44 = BS_XOR(n40, n43); \
+	BS_T n45 = BS_ANDN(n13, n44); \
+	BS_T n46 = BS_XOR(x4, n45); \
+	BS_T n47 = BS_OR(n6, x1); \
+	BS_T n48 = BS_ANDN(x6, n42); \
+	BS_T n49 = BS_XOR(n47, n48); \
+	BS_T n50 = BS_AND(x5, n49); \
+	BS_T n51 = BS_XOR(n46, n50); \
+	BS_T n52 = BS_ANDN(x2, n51); \
+	BS_T n53 = BS_XOR(n44, n52); \
+	(o4) = BS_XOR((o4), n53); \
+	BS_T n54 = BS_XOR(n27, n42); \
+	BS_T n55 = BS_XOR(n7, n54); \
+	BS_T n56 = BS_ANDN(n36, n42); \
+	BS_T n57 = BS_XOR(n46, n56); \
+	BS_T n58 = BS_AND(x5, n57); \
+	BS_T n59 = BS_XOR(n55, n58); \
+	BS_T n60 = BS_AND(n40, n36); \
+	BS_T n61 = BS_OR(n21, n60); \
+	BS_T n62 = BS_AND(x2, n61); \
 	BS_T n63 = BS_XOR(n59, n62); \
-	BS_T n64 = BS_AND(n53, n36); \
-	BS_T n65 = BS_XOR(x6, n64); \
-	BS_T n66 = BS_AND(x5, n55); \
-	BS_T n67 = BS_OR(n65, n66); \
-	BS_T n68 = BS_AND(x3, n67); \
-	BS_T n69 = BS_XOR(n63, n68); \
-	(o4) = BS_XOR((o4), n69); \
+	(o1) = BS_XOR((o1), n63); \
 } while (0)
 
 /* S2: 59 gates, 4 separate XORs into L. */
