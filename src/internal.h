@@ -301,6 +301,22 @@ static inline void fb_xts_double(uint64_t *lo, uint64_t *hi)
 	*hi = *hi << 1 | *lo >> 63;
 	*lo = *lo << 1 ^ (0x87 & (0 - carry));
 }
+/* out = in ^ the tweak (lo, hi), one 16-byte block. */
+static inline void fb_xts_xor(uint8_t *out, const uint8_t *in, uint64_t lo, uint64_t hi)
+{
+	fb_store64_le(out, fb_load64_le(in) ^ lo);
+	fb_store64_le(out + 8, fb_load64_le(in + 8) ^ hi);
+}
+/* The tweak in bytes and the three after it, as qword pairs (the lanes of
+ * a 512-bit register of tweaks). */
+static inline void fb_xts_tweaks4(uint64_t q[8], const uint8_t *tweak)
+{
+	uint64_t lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8);
+	for (int j = 0; j < 4; j++) {
+		q[2 * j] = lo, q[2 * j + 1] = hi;
+		fb_xts_double(&lo, &hi);
+	}
+}
 static inline uint32_t fb_rotl32(uint32_t x, unsigned n)
 {
 	n &= 31; return (x << n) | (x >> ((32 - n) & 31));

@@ -87,60 +87,19 @@ static inline uint32_t opaque(uint32_t x)
 		b ^= r_;                               \
 	} while (0)
 
-/* Encrypts the block held as four words in w[] (the form the CBC chain
- * keeps in registers, block128_simd.h). */
-static inline __attribute__((always_inline)) void mars_encrypt_words(const uint32_t *k, uint32_t w[4])
-{
-	uint32_t a = w[0] + k[0], b = w[1] + k[1], c = w[2] + k[2], d = w[3] + k[3];
-	uint32_t am;
-	int i;
+/* Each step of the rounds below on every block j < m (m a constant after
+ * inlining, so the blocks' rounds interleave). */
+#define EACH_J(step) do { for (j = 0; j < m; j++) step; } while (0)
 
-	for (i = 0; i < 2; i++) {
-		FWD_MIX(a, b, c, d);
-		a += d;
-		FWD_MIX(b, c, d, a);
-		b += c;
-		FWD_MIX(c, d, a, b);
-		FWD_MIX(d, a, b, c);
-	}
-	am = a + k[4];
-	for (i = 0; i < 2; i++) {
-		CORE_F(a, b, c, d, am, k + 4 + 8 * i);
-		CORE_F(b, c, d, a, am, k + 6 + 8 * i);
-		CORE_F(c, d, a, b, am, k + 8 + 8 * i);
-		CORE_F(d, a, b, c, am, k + 10 + 8 * i);
-	}
-	for (i = 0; i < 2; i++) {
-		CORE_B(a, b, c, d, k + 20 + 8 * i);
-		CORE_B(b, c, d, a, k + 22 + 8 * i);
-		CORE_B(c, d, a, b, k + 24 + 8 * i);
-		CORE_B(d, a, b, c, k + 26 + 8 * i);
-	}
-	for (i = 0; i < 2; i++) {
-		BWD_MIX(a, b, c, d);
-		BWD_MIX(b, c, d, a);
-		c -= b;
-		BWD_MIX(c, d, a, b);
-		d -= a;
-		BWD_MIX(d, a, b, c);
-	}
-	w[0] = a - k[36];
-	w[1] = b - k[37];
-	w[2] = c - k[38];
-	w[3] = d - k[39];
-}
-
-/* Encrypts m blocks (m = 1 to 4, a constant after inlining), their
- * rounds interleaved as in mars_decrypt_m. */
-static inline __attribute__((always_inline)) void mars_encrypt_m(const uint32_t *k, uint8_t *out,
-								 const uint8_t *in, const int m)
+/* Encrypts the m <= 4 blocks held as four words each in w[] (words in,
+ * words out; the CBC chain keeps one there, in registers). */
+static inline __attribute__((always_inline)) void mars_encrypt_words_m(const uint32_t *k, uint32_t w[][4],
+								       const int m)
 {
 	uint32_t a[4], b[4], c[4], d[4], am[4];
 	int i, j;
 
-#define EACH_J(step) do { for (j = 0; j < m; j++) step; } while (0)
-	EACH_J((a[j] = fb_b128_load32(in + 16 * j) + k[0], b[j] = fb_b128_load32(in + 16 * j + 4) + k[1],
-		c[j] = fb_b128_load32(in + 16 * j + 8) + k[2], d[j] = fb_b128_load32(in + 16 * j + 12) + k[3]));
+	EACH_J((a[j] = w[j][0] + k[0], b[j] = w[j][1] + k[1], c[j] = w[j][2] + k[2], d[j] = w[j][3] + k[3]));
 	for (i = 0; i < 2; i++) {
 		EACH_J(FWD_MIX(a[j], b[j], c[j], d[j]));
 		EACH_J(a[j] += d[j]);
@@ -170,9 +129,26 @@ static inline __attribute__((always_inline)) void mars_encrypt_m(const uint32_t 
 		EACH_J(d[j] -= a[j]);
 		EACH_J(BWD_MIX(d[j], a[j], b[j], c[j]));
 	}
-	EACH_J((fb_b128_store32(out + 16 * j, a[j] - k[36]), fb_b128_store32(out + 16 * j + 4, b[j] - k[37]),
-		fb_b128_store32(out + 16 * j + 8, c[j] - k[38]), fb_b128_store32(out + 16 * j + 12, d[j] - k[39])));
-#undef EACH_J
+	EACH_J((w[j][0] = a[j] - k[36], w[j][1] = b[j] - k[37], w[j][2] = c[j] - k[38], w[j][3] = d[j] - k[39]));
+}
+
+/* One block's words (the form FB_B128_CBC_ENC_WORDS chains). */
+static inline __attribute__((always_inline)) void mars_encrypt_words(const uint32_t *k, uint32_t w[4])
+{
+	mars_encrypt_words_m(k, (uint32_t(*)[4])w, 1);
+}
+
+/* Encrypts m blocks (m = 1 to 4, a constant after inlining), their rounds
+ * interleaved as in mars_decrypt_m. */
+static inline __attribute__((always_inline)) void mars_encrypt_m(const uint32_t *k, uint8_t *out,
+								 const uint8_t *in, const int m)
+{
+	uint32_t w[4][4];
+	int i, j;
+
+	EACH_J(for (i = 0; i < 4; i++) w[j][i] = fb_b128_load32(in + 16 * j + 4 * i));
+	mars_encrypt_words_m(k, w, m);
+	EACH_J(for (i = 0; i < 4; i++) fb_b128_store32(out + 16 * j + 4 * i, w[j][i]));
 }
 
 /* Inverses of the rounds above, applied in reverse order. */
@@ -219,7 +195,6 @@ static inline __attribute__((always_inline)) void mars_decrypt_m(const uint32_t 
 	uint32_t a[4], b[4], c[4], d[4];
 	int i, j;
 
-#define EACH_J(step) do { for (j = 0; j < m; j++) step; } while (0)
 	EACH_J((a[j] = fb_b128_load32(in + 16 * j) + k[36], b[j] = fb_b128_load32(in + 16 * j + 4) + k[37],
 		c[j] = fb_b128_load32(in + 16 * j + 8) + k[38], d[j] = fb_b128_load32(in + 16 * j + 12) + k[39]));
 	for (i = 1; i >= 0; i--) {
@@ -252,7 +227,6 @@ static inline __attribute__((always_inline)) void mars_decrypt_m(const uint32_t 
 	}
 	EACH_J((fb_b128_store32(out + 16 * j, a[j] - k[0]), fb_b128_store32(out + 16 * j + 4, b[j] - k[1]),
 		fb_b128_store32(out + 16 * j + 8, c[j] - k[2]), fb_b128_store32(out + 16 * j + 12, d[j] - k[3])));
-#undef EACH_J
 }
 
 void fb_mars_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)

@@ -261,13 +261,6 @@ static void xts_mul_alpha(uint8_t t[16])
 	fb_store64_le(t + 8, hi);
 }
 
-/* out = in ^ the tweak (lo, hi), one block. */
-static inline void xts_xor(uint8_t *out, const uint8_t *in, uint64_t lo, uint64_t hi)
-{
-	fb_store64_le(out, fb_load64_le(in) ^ lo);
-	fb_store64_le(out + 8, fb_load64_le(in + 8) ^ hi);
-}
-
 /* Without the kernel's fused step: through its block function. The
  * tweaks stay in registers, doubled once per pass: through memory each
  * doubling waited for the store of the one before (rc6-128-xts at 8 KB
@@ -281,10 +274,10 @@ static NOINLINE void xts_generic(fb_state *s, const fb_rung *r, uint8_t *out, co
 		size_t m = chunk(n, 16);
 		uint64_t l = lo, h = hi;
 		for (size_t i = 0; i < m; i++, fb_xts_double(&l, &h))
-			xts_xor(tmp + 16 * i, in + 16 * i, l, h);
+			fb_xts_xor(tmp + 16 * i, in + 16 * i, l, h);
 		ecb_step(s, r, tmp, tmp, m);
 		for (size_t i = 0; i < m; i++, fb_xts_double(&lo, &hi))
-			xts_xor(out + 16 * i, tmp + 16 * i, lo, hi);
+			fb_xts_xor(out + 16 * i, tmp + 16 * i, lo, hi);
 		in += m * 16, out += m * 16, n -= m;
 	}
 	fb_store64_le(s->iv, lo);

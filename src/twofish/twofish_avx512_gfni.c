@@ -423,7 +423,6 @@ TF_AVX512 static void tf512_cbc_dec(const void *ks, uint8_t *out, const uint8_t 
  * GF(2^128), little-endian. Tweaks are made four at a time (one per 128-bit
  * lane) and advanced by alpha^4 with shifts; the reduction of the four bits
  * shifted out is a carry-less product by 0x87 done as shifted XORs. */
-
 TF_AVX512 TF_INLINE __m512i tf_xts_alpha4(__m512i t)
 {
 	__m512i c = _mm512_shuffle_epi32(_mm512_srli_epi64(t, 60), 0x4E); /* swap qwords */
@@ -461,12 +460,8 @@ TF_AVX512 TF_INLINE __m512i tf_xts_step(const twofish_vperm_ks *ks, uint8_t *out
 TF_AVX512 TF_INLINE void tf_xts(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
 				uint8_t *tweak, int dec)
 {
-	uint64_t lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8), t[8];
-	for (int i = 0; i < 4; i++) {
-		t[2 * i] = lo;
-		t[2 * i + 1] = hi;
-		fb_xts_double(&lo, &hi);
-	}
+	uint64_t lo, hi, t[8];
+	fb_xts_tweaks4(t, tweak);
 	__m512i t4 = _mm512_loadu_si512(t);
 	for (; n >= 64; n -= 64, in += 1024, out += 1024)
 		t4 = tf_xts_step(ks, out, in, 64, 2, dec, t4);
