@@ -136,12 +136,13 @@ static void layout_of(const fb_selection *sel, enum fb_mode mode, size_t klen, i
 	/* fb_init builds only the serial kernel's format (single blocks,
 	 * chains, the last rung); the others wait for a run that reaches
 	 * them, so a short message never pays for a wide kernel's schedule. */
-	/* A parallel mode whose serial kernel is only the ladder's last rung
-	 * (single blocks, tails) and whose wide kernel has another format
-	 * builds nothing at fb_init: an 8 KB message of 3DES on des/bs-avx512
-	 * never reaches des/table, whose schedule is ~300 TSC ticks. */
-	l->ser_lazy = sel->nrungs && sel->ser == sel->rung[sel->nrungs - 1].kernel &&
-		      sel->par->setkey != sel->ser->setkey;
+	/* In a parallel direction the serial kernel serves only single
+	 * blocks (the ladder's last rung; a partial block of CFB decryption,
+	 * short CFB8 input), so where the wide kernel has another format
+	 * fb_init builds nothing: an 8 KB message of 3DES on des/bs-avx512
+	 * never reaches des/table, whose schedule is ~300 TSC ticks, nor one
+	 * of Serpent CFB8 decryption on serpent/avx512 serpent/bitslice's. */
+	l->ser_lazy = sel->wide && sel->par->setkey != sel->ser->setkey;
 	l->key_bytes = 0;
 	for (unsigned i = 0; i < l->slots; i++) {
 		l->lazy[i] = l->ser_lazy || l->kernel[i]->setkey != sel->ser->setkey;
@@ -194,6 +195,12 @@ static void wipe_areas(fb_ctx *ctx, int eager)
 		if (r->ks)
 			fb_wipe(a, r->area_bytes); /* shared areas: again, cheaply */
 		r->ks = NULL;
+	}
+	if (s->ser_lazy && s->ks_ser) {
+		unsigned char *a = fb_ser_area(s);
+		if (a >= lazy && a + s->ser_area_bytes <= base + s->used)
+			fb_wipe(a, s->ser_area_bytes);
+		s->ks_ser = NULL;
 	}
 }
 
@@ -343,7 +350,9 @@ static int set_keys(fb_ctx *ctx, fb_state *s, const ctx_layout *l, const uint8_t
 	if (zeroed < l->eager_end && !s->ser->fills_schedule)
 		memset(base + zeroed, 0, l->eager_end - zeroed);
 	s->klen = s->mode == FB_XTS ? key_len / 2 : key_len;
-	s->ks_ser = base + l->at[l->slots - 1];
+	s->ser_at = (unsigned)(base + l->at[l->slots - 1] - (unsigned char *)s);
+	s->ser_area_bytes = (unsigned)l->bytes[l->slots - 1];
+	s->ks_ser = l->ser_lazy ? NULL : fb_ser_area(s);
 	s->ks_tweak = l->tweak ? base + l->tweak : NULL;
 	s->key = l->key_bytes ? base + l->key : NULL;
 	for (unsigned i = 0; i < s->nrungs; i++) {

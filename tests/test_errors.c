@@ -1228,6 +1228,70 @@ static void t_length_overflow(env *e)
 		 e->test, e->out_len);
 }
 
+/* Keys ctx with key64 (flip: its first byte changed), then runs it
+ * through `runs` updates (0: none). */
+static void keyed_in(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const fb_options *opt,
+		     int flip, int runs)
+{
+	static const size_t lens[] = { 5, 1000, 3, 16, 4096, 1 };
+	uint8_t key[64], out[4200];
+	size_t kl = fb_cipher_key_len(c), ivl = fb_cipher_iv_len(c), n;
+	memcpy(key, key64, sizeof key);
+	key[0] ^= (uint8_t)(flip << 4); /* not a DES parity bit */
+	memset(out, 0, sizeof out);
+	if (!ctx || fb_init(ctx, c, dir, key, kl, ivl ? iv16 : NULL, ivl, opt) != FB_OK)
+		return;
+	for (int i = 0; i < runs; i++) /* lengths that reach every rung and single blocks */
+		(void)fb_update(ctx, out, sizeof out, &n, out, lens[i % 6]);
+}
+
+/* Re-keying wipes what the old key built: a context keyed, run through
+ * every schedule it builds on first use, then keyed again holds the same
+ * bytes as one only keyed with the new key (no old schedule, keystream or
+ * kept key is left in an area the new key has not rebuilt). */
+static void t_rekey_wipes(env *e)
+{
+	fb_impl_info info;
+	for (size_t i = 0; fb_cipher_at(i); i++) {
+		const fb_cipher *c = fb_cipher_at(i);
+		if (!fb_cipher_key_len(c))
+			continue;
+		for (int d = 0; d < 2; d++)
+			for (size_t k = 0; k == 0 || fb_impl_at(k - 1, &info) == FB_OK; k++) {
+				fb_options opt = { FB_PAD_NONE, 0, NULL };
+				if (k && strcmp(info.family, fb_cipher_family(c)))
+					continue;
+				opt.impl = k ? info.name : NULL;
+				size_t size = fb_ctx_size(c, (enum fb_direction)d, &opt);
+				void *a = NULL, *b = NULL;
+				if (!size || posix_memalign(&a, FB_CTX_ALIGN, size)) {
+					continue;
+				}
+				if (posix_memalign(&b, FB_CTX_ALIGN, size)) {
+					free(a);
+					continue;
+				}
+				memset(a, 0, size);
+				fb_ctx *ctx = fb_ctx_place(a, size);
+				keyed_in(ctx, c, (enum fb_direction)d, &opt, 0, 6);
+				keyed_in(ctx, c, (enum fb_direction)d, &opt, 1, 0);
+				memcpy(b, a, size);
+				memset(a, 0, size);
+				keyed_in(fb_ctx_place(a, size), c, (enum fb_direction)d, &opt, 1, 0);
+				size_t at = 0, ndiff = 0;
+				for (size_t j = size; j-- > 0;)
+					if (((uint8_t *)a)[j] != ((uint8_t *)b)[j])
+						at = j, ndiff++;
+				tu_check(&e->st, !ndiff,
+					 "[%s] %s %s dir %d: re-keyed context differs from a fresh one in %zu of %zu bytes from byte %zu",
+					 e->test, fb_cipher_name(c), opt.impl ? opt.impl : "default", d, ndiff, size, at);
+				fb_ctx_wipe((fb_ctx *)a);
+				free(a);
+				free(b);
+			}
+	}
+}
+
 /* Empty input given as NULL is an empty message in every mode. */
 static void t_empty_null(env *e)
 {
@@ -1441,6 +1505,7 @@ int main(int argc, char **argv)
 		{ "output bound", t_output_bound },
 		{ "multi options", t_multi_options },
 		{ "context sizes", t_ctx_size },
+		{ "re-key wipes", t_rekey_wipes },
 		{ "fb_message", t_message },
 	};
 	env e;

@@ -39,24 +39,31 @@ static inline const fb_rung *rung_for(const fb_state *s, size_t n, size_t *take)
 	return r;
 }
 
-__attribute__((cold)) NOINLINE void fb_rung_key(fb_state *s, const fb_rung *r)
+/* Builds kernel k's schedule in area, and marks every rung of that area
+ * and the serial kernel, if it is the area's too, as built. */
+static void build_area(fb_state *s, const fb_kernel *k, void *area, unsigned bytes)
 {
-	void *area = r->area;
 	/* Cannot fail: fb_init checked the length by the family's rule, which
 	 * every kernel of the family shares. Kernels want a zeroed area,
 	 * unless they write all of it. */
-	if (!r->k->fills_schedule)
-		memset(area, 0, r->area_bytes);
-	(void)fb_setkey(r->k, s->enc_only, area, s->key, s->klen);
+	if (!k->fills_schedule)
+		memset(area, 0, bytes);
+	(void)fb_setkey(k, s->enc_only, area, s->key, s->klen);
 	for (unsigned i = 0; i < s->nrungs; i++)
 		if (s->rung[i].area == area)
 			s->rung[i].ks = area;
+	if (fb_ser_area(s) == area)
+		s->ks_ser = area;
 }
 
-void fb_ser_ready(fb_state *s)
+__attribute__((cold)) NOINLINE void fb_rung_key(fb_state *s, const fb_rung *r)
 {
-	if (__builtin_expect(s->ser_lazy, 0) && !s->rung[s->nrungs - 1].ks)
-		fb_rung_key(s, &s->rung[s->nrungs - 1]);
+	build_area(s, r->k, r->area, r->area_bytes);
+}
+
+__attribute__((cold)) NOINLINE void fb_ser_key(fb_state *s)
+{
+	build_area(s, s->ser, fb_ser_area(s), s->ser_area_bytes);
 }
 
 void fb_rungs_ready(fb_state *s)
@@ -64,6 +71,7 @@ void fb_rungs_ready(fb_state *s)
 	for (unsigned i = 0; i < s->nrungs; i++)
 		if (!s->rung[i].ks)
 			fb_rung_key(s, &s->rung[i]);
+	fb_ser_ready(s);
 }
 
 /* n blocks of one parallel mode on one rung; s->iv carries the chaining value. */
@@ -82,10 +90,10 @@ static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const 
 }
 
 /* Runs shorter than this on a rung whose schedule is not built yet go to
- * the serial kernel when fb_init built its schedule: a one- or two-block
- * message of a parallel mode then pays for one key setup, not two
- * (Serpent CFB decryption on AVX-512 Zen, serial kernel serpent/bitslice:
- * fb_init and one block ~1,600 -> ~950 TSC ticks). */
+ * the serial kernel, whose schedule is built first if it waits too: a
+ * one- or two-block message of a parallel mode then pays for one key
+ * setup, not two (Serpent CFB decryption on AVX-512 Zen, serial kernel
+ * serpent/bitslice: fb_init and one block ~1,600 -> ~950 TSC ticks). */
 #define SERIAL_FIRST_MAX 3
 
 /* A rung's first run: its schedule is built, then the step runs. Out of
@@ -93,7 +101,8 @@ static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const 
 static NOINLINE void first_step(fb_state *s, step_fn step, const fb_rung *r, uint8_t *out, const uint8_t *in,
 				size_t n)
 {
-	if (n < SERIAL_FIRST_MAX && !s->ser_lazy && s->ser != r->k) {
+	if (n < SERIAL_FIRST_MAX && s->ser != r->k) {
+		fb_ser_ready(s);
 		const fb_rung ser = { .k = s->ser, .ks = s->ks_ser };
 		step(s, &ser, out, in, n);
 		return;

@@ -49,9 +49,13 @@ typedef struct fb_state {
 	size_t used;      /* context bytes from its start through the last key schedule */
 	size_t eager_end; /* context bytes from its start through what fb_init fills */
 	unsigned threads; /* for large parallel runs: 1 = the caller's only, 0 = every CPU we may use */
+	/* The serial kernel's area, from the state's start (32 bits each, in
+	 * holes: the state stays in 7 cache lines) */
+	unsigned ser_at;
 	/* rung[0]: par; then narrower, widest first; then one with below 0 */
 	fb_rung rung[2 + FB_LADDER_MAX];
 	unsigned nrungs;
+	unsigned ser_area_bytes;
 	/* The data key, kept inside the context for the schedules built on
 	 * first use (NULL: every schedule was built at fb_init). */
 	const uint8_t *key;
@@ -60,9 +64,11 @@ typedef struct fb_state {
 	size_t key_len;
 	fb_options opt;
 	int enc_only;     /* no kernel decrypts: CTR, CFB, CFB8, OFB, or encryption */
-	/* 1: the serial kernel is the ladder's last rung and shares its area,
-	 * built on first use like the rung's (fb_ser_ready), not at fb_init:
-	 * a long run of a parallel mode never needs it. */
+	/* 1: the serial kernel's schedule is built on first use
+	 * (fb_ser_ready), not at fb_init, and ks_ser is NULL until then: in a
+	 * parallel direction it serves only single blocks (a partial block, a
+	 * short first run), which a long message may never have. Its area is
+	 * the last rung's when the serial kernel is that rung. */
 	int ser_lazy;
 } fb_state;
 
@@ -77,8 +83,20 @@ static inline int fb_setkey(const fb_kernel *k, int enc_only, void *ks, const ui
  * it (block_modes.c). */
 void fb_rung_key(fb_state *s, const fb_rung *r);
 
+/* Builds the serial kernel's schedule (s->ser_lazy, not yet built). */
+void fb_ser_key(fb_state *s);
+
 /* The serial kernel's schedule, built if it waits for its first use. */
-void fb_ser_ready(fb_state *s);
+static inline unsigned char *fb_ser_area(fb_state *s)
+{
+	return (unsigned char *)s + s->ser_at;
+}
+
+static inline void fb_ser_ready(fb_state *s)
+{
+	if (__builtin_expect(!s->ks_ser, 0))
+		fb_ser_key(s);
+}
 
 /* 1 if out (out_len bytes) and in (in_len bytes) overlap other than by
  * being the same buffer: what the API refuses (FB_ERR_OVERLAP). */
