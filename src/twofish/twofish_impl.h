@@ -32,14 +32,23 @@ typedef struct twofish_vperm_ks {
 unsigned fb_twofish_key_words(const uint8_t *key, size_t keylen, uint32_t me[4], uint32_t mo[4],
 			      uint32_t sv[4]);
 
-/* Portable key setup into the table layout (used by twofish/avx2 too). */
+/* The four full-keying tables s from the S-box key words lw[0..k-1]. */
+typedef void (*fb_twofish_fill_fn)(uint32_t s[4][256], const uint32_t *lw, unsigned k);
+
+/* Key setup into the table layout with the table fill `fill`. */
+int fb_twofish_table_setkey_by(void *ks, const uint8_t *key, size_t keylen, fb_twofish_fill_fn fill);
+
+/* Key setup into the table layout: portable, and by AVX2 (twofish/table-avx2,
+ * also used by twofish/avx2). */
 int fb_twofish_table_setkey(void *ks, const uint8_t *key, size_t keylen);
+int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 
 /* Portable one-block-at-a-time paths on the table layout. */
 void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
+void fb_twofish_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr);
 
 extern const fb_kernel fb_twofish_table;
 
@@ -54,7 +63,7 @@ int fb_twofish_avx512_setkey_tables(void *ks, const uint8_t *key, size_t keylen)
 
 /* x86 only: the SIMD kernels. */
 extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct,
-	fb_twofish_table_avx512;
+	fb_twofish_table_avx512, fb_twofish_table_avx2;
 #define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
 			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
 #endif

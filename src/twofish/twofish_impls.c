@@ -9,6 +9,9 @@ static const fb_kernel *const parallel[] = {
 	/* Four blocks interleaved on the tables beat the gathers of
 	 * twofish/avx2 on every AVX2 machine measured (bench/limits.md), so
 	 * that one runs only when forced. */
+#if FB_X86
+	&fb_twofish_table_avx2,
+#endif
 	&fb_twofish_table,
 #if FB_X86
 	&fb_twofish_avx2,
@@ -16,12 +19,13 @@ static const fb_kernel *const parallel[] = {
 	NULL,
 };
 
-/* twofish/table-avx512 runs twofish/table's code; its key setup, by
- * AVX-512, is a fifth of the portable one and also serves
- * twofish/avx512-gfni (one schedule for the parallel and serial paths). */
+/* twofish/table-avx512 and twofish/table-avx2 run twofish/table's code;
+ * their key setups, by AVX-512 (a fifth of the portable one's time, and
+ * also twofish/avx512-gfni's) and by AVX2, are cheaper. */
 static const fb_kernel *const serial[] = {
 #if FB_X86
 	&fb_twofish_table_avx512,
+	&fb_twofish_table_avx2,
 #endif
 	&fb_twofish_table,
 	NULL,
@@ -32,7 +36,7 @@ static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512, 7, 1, 0,
 	  "one 64-lane SIMD step costs about as much as six or seven blocks by tables" },
-	{ &fb_twofish_avx2, &fb_twofish_table, 8, 1, 0,
+	{ &fb_twofish_avx2, &fb_twofish_table_avx2, 8, 1, 0,
 	  "twofish/avx2 works in groups of 8 blocks; shorter runs and tails go by tables (same schedule)" },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL },

@@ -109,7 +109,7 @@ static void tf_subkeys(uint32_t *kk, const uint32_t *me, const uint32_t *mo, uns
 	}
 }
 
-int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
+int fb_twofish_table_setkey_by(void *ksp, const uint8_t *key, size_t keylen, fb_twofish_fill_fn fill)
 {
 	twofish_table_ks *ks = ksp;
 	uint32_t me[4], mo[4], sv[4];
@@ -117,11 +117,16 @@ int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	if (!k)
 		return FB_ERR_KEY_LENGTH;
 	tf_subkeys(ks->k, me, mo, k);
-	tf_fill_tables(ks->s, sv, k);
+	fill(ks->s, sv, k);
 	fb_wipe(me, sizeof me);
 	fb_wipe(mo, sizeof mo);
 	fb_wipe(sv, sizeof sv);
 	return FB_OK;
+}
+
+int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
+{
+	return fb_twofish_table_setkey_by(ksp, key, keylen, tf_fill_tables);
 }
 
 /* g(x) and g(x <<< 8) by full-keying tables. */
@@ -297,7 +302,7 @@ static inline __attribute__((always_inline)) void tf_ctr_blocks(const twofish_ta
 				      fb_load32_le(in + 16 * j + 4 * i) ^ w[j][(i + 2) & 3] ^ k[4 + i]);
 }
 
-static void tf_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+void fb_twofish_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	uint32_t cw[3] = { fb_load32_le(ctr), fb_load32_le(ctr + 4), fb_load32_le(ctr + 8) };
 	uint32_t c3 = fb_load32_be(ctr + 12);
@@ -393,5 +398,5 @@ const fb_kernel fb_twofish_table = {
 	.decrypt = fb_twofish_table_decrypt,
 	.cbc_enc = fb_twofish_table_cbc_enc,
 	.cbc_dec = fb_twofish_table_cbc_dec,
-	.ctr32 = tf_table_ctr32,
+	.ctr32 = fb_twofish_table_ctr32,
 };

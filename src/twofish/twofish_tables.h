@@ -400,6 +400,44 @@ static const uint32_t twofish_rs_nib[256] __attribute__((aligned(64))) = {
 	0x0da8db53u, 0x3d759a0cu, 0x6d5f59edu, 0x5d8218b2u,
 };
 
+/* The t-tables of q0 and q1 (4.3.5), for nibble lookups (vpshufb):
+ * twofish_qt[q][j][v] = t_j[v] of q. */
+static const uint8_t twofish_qt[2][4][16] __attribute__((aligned(16))) = {
+	{
+		{ 8, 1, 7, 13, 6, 15, 3, 2, 0, 11, 5, 9, 14, 12, 10, 4 },
+		{ 14, 12, 11, 8, 1, 2, 3, 5, 15, 4, 10, 6, 7, 0, 9, 13 },
+		{ 11, 10, 5, 14, 6, 13, 9, 0, 12, 8, 15, 3, 2, 4, 7, 1 },
+		{ 13, 7, 15, 4, 1, 2, 6, 14, 9, 11, 3, 0, 8, 5, 12, 10 },
+	},
+	{
+		{ 2, 8, 11, 13, 15, 7, 6, 14, 3, 1, 9, 4, 0, 10, 12, 5 },
+		{ 1, 14, 2, 11, 4, 12, 3, 7, 6, 13, 10, 5, 15, 9, 0, 8 },
+		{ 4, 12, 7, 5, 1, 6, 9, 10, 0, 14, 13, 8, 2, 11, 3, 15 },
+		{ 11, 9, 5, 1, 12, 3, 13, 14, 6, 4, 7, 15, 2, 0, 8, 10 },
+	},
+};
+
+/* The two nibble maps inside q: twofish_qab[0][a] = a ^ (8a mod 16),
+ * twofish_qab[1][b] = ROR4(b, 1), so b' = qab[0][a] ^ qab[1][b]. */
+static const uint8_t twofish_qab[2][16] __attribute__((aligned(16))) = {
+	{ 0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7 },
+	{ 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15 },
+};
+
+/* Multiplication by 0x5B (index 0) and 0xEF (index 1) modulo the MDS
+ * polynomial, by nibbles: twofish_mul_nib[c][0][v] = c * v,
+ * twofish_mul_nib[c][1][v] = c * 16v. */
+static const uint8_t twofish_mul_nib[2][2][16] __attribute__((aligned(16))) = {
+	{
+		{ 0x00, 0x5b, 0xb6, 0xed, 0x05, 0x5e, 0xb3, 0xe8, 0x0a, 0x51, 0xbc, 0xe7, 0x0f, 0x54, 0xb9, 0xe2 },
+		{ 0x00, 0x14, 0x28, 0x3c, 0x50, 0x44, 0x78, 0x6c, 0xa0, 0xb4, 0x88, 0x9c, 0xf0, 0xe4, 0xd8, 0xcc },
+	},
+	{
+		{ 0x00, 0xef, 0xb7, 0x58, 0x07, 0xe8, 0xb0, 0x5f, 0x0e, 0xe1, 0xb9, 0x56, 0x09, 0xe6, 0xbe, 0x51 },
+		{ 0x00, 0x1c, 0x38, 0x24, 0x70, 0x6c, 0x48, 0x54, 0xe0, 0xfc, 0xd8, 0xc4, 0x90, 0x8c, 0xa8, 0xb4 },
+	},
+};
+
 /* GF2P8AFFINEQB matrices: multiplication by 0x5B and 0xEF modulo the
  * MDS polynomial x^8+x^6+x^5+x^3+1. */
 #define TWOFISH_AFFINE_MUL5B 0x050b162953a24182ull

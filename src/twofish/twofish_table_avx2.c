@@ -1,0 +1,159 @@
+/*
+ * twofish/table-avx2: twofish/table's code (full keying, four blocks
+ * interleaved) on a schedule built with AVX2. The portable fill makes each
+ * of the 1,024 table entries by a chain of k-1 byte loads and one word
+ * load (k = key bytes / 8): about 4,600 dependent loads for a 256-bit key.
+ * Here q0 and q1 run on 32 bytes at a time from their 4-bit t-tables
+ * (paper, 4.3.5) with vpshufb, and the MDS column by nibble products, so a
+ * fill is ~3,000 vector operations and no table walk. twofish/avx2 uses
+ * this key setup too (one schedule for its ladder). Not constant-time:
+ * the tables are looked up by data.
+ */
+#include "twofish_impl.h"
+#include "twofish_tables.h"
+
+#if FB_X86
+#include <immintrin.h>
+
+#define TGT FB_TARGET("avx2")
+typedef __m256i V;
+
+/* The nibble tables of q0 and q1 and the maps between their stages, in
+ * registers: 11 of the 16 ymm. */
+typedef struct q_regs {
+	V t[2][4], a, r, lo;
+} q_regs;
+
+static inline TGT V bcast16(const uint8_t *p)
+{
+	return _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)(const void *)p));
+}
+
+static inline TGT V sh(V table, V idx)
+{
+	return _mm256_shuffle_epi8(table, idx);
+}
+
+/* q (0: q0, 1: q1) of 32 bytes, stage by stage as 4.3.5 defines it, up to
+ * the nibbles of the result: y = 16 hi + lo. */
+static inline __attribute__((always_inline)) TGT void q32n(const q_regs *q, int which, V x, V *lo, V *hi)
+{
+	V a0 = _mm256_and_si256(_mm256_srli_epi16(x, 4), q->lo), b0 = _mm256_and_si256(x, q->lo);
+	V a1 = _mm256_xor_si256(a0, b0);
+	V b1 = _mm256_xor_si256(sh(q->a, a0), sh(q->r, b0));
+	V a2 = sh(q->t[which][0], a1), b2 = sh(q->t[which][1], b1);
+	V a3 = _mm256_xor_si256(a2, b2);
+	V b3 = _mm256_xor_si256(sh(q->a, a2), sh(q->r, b2));
+	*lo = sh(q->t[which][2], a3);
+	*hi = sh(q->t[which][3], b3);
+}
+
+static inline __attribute__((always_inline)) TGT V q32(const q_regs *q, int which, V x)
+{
+	V lo, hi;
+	q32n(q, which, x, &lo, &hi);
+	/* hi < 16: the 16-bit shift moves no bit into the next byte */
+	return _mm256_or_si256(_mm256_slli_epi16(hi, 4), lo);
+}
+
+/* The q of each stage for byte position i (4.3.2, figure 2): stage 0 for
+ * 256-bit keys only, stage 1 for keys of 192 bits or more, then the three
+ * every key goes through. Bit i of each mask: q1 (set) or q0. */
+static const unsigned char stage_q1[5] = { 0x9, 0x3, 0xa, 0xc, 0x5 };
+
+/* Entries x = 32v .. 32v+31 of S-box position i: the q chain with the key
+ * bytes kb[] (kb[0] applied last), then the MDS column i. */
+static inline __attribute__((always_inline)) TGT void fill32(uint32_t *s, const q_regs *q, const V mul[4],
+							    int i, unsigned k, const uint8_t *kb, int v)
+{
+	/* the first stage's q takes x alone: twofish_q's entries */
+	unsigned st = 4 - k, j = k - 1;
+	V y = _mm256_load_si256((const V *)(const void *)(twofish_q[(stage_q1[st] >> i) & 1] + 32 * v));
+	y = _mm256_xor_si256(y, _mm256_set1_epi8((char)kb[j]));
+	_Pragma("GCC unroll 4") while (j-- > 0) /* the other keyed stages */
+		y = _mm256_xor_si256(q32(q, (stage_q1[++st] >> i) & 1, y), _mm256_set1_epi8((char)kb[j]));
+	/* the last q, kept as nibbles for the products by 0x5B and 0xEF */
+	V lo, hi;
+	q32n(q, (stage_q1[4] >> i) & 1, y, &lo, &hi);
+	y = _mm256_or_si256(_mm256_slli_epi16(hi, 4), lo);
+	V y5 = _mm256_xor_si256(sh(mul[0], lo), sh(mul[1], hi));
+	V ye = _mm256_xor_si256(sh(mul[2], lo), sh(mul[3], hi));
+	/* MDS column i, bytes 0..3 of each entry (gen/twofish_tables.py, MDS) */
+	V b0, b1, b2, b3;
+	switch (i) {
+	case 0: b0 = y, b1 = y5, b2 = ye, b3 = ye; break;
+	case 1: b0 = ye, b1 = ye, b2 = y5, b3 = y; break;
+	case 2: b0 = y5, b1 = ye, b2 = y, b3 = ye; break;
+	default: b0 = y5, b1 = y, b2 = ye, b3 = y5; break;
+	}
+	/* bytes to words; unpacks work per 128-bit lane, so the halves
+	 * come out as x 0-3 | 16-19, 4-7 | 20-23, ... */
+	V pl = _mm256_unpacklo_epi8(b0, b1), ph = _mm256_unpackhi_epi8(b0, b1);
+	V ql = _mm256_unpacklo_epi8(b2, b3), qh = _mm256_unpackhi_epi8(b2, b3);
+	V d0 = _mm256_unpacklo_epi16(pl, ql), d1 = _mm256_unpackhi_epi16(pl, ql);
+	V d2 = _mm256_unpacklo_epi16(ph, qh), d3 = _mm256_unpackhi_epi16(ph, qh);
+	V *o = (V *)(void *)(s + 32 * v);
+	_mm256_store_si256(o, _mm256_permute2x128_si256(d0, d1, 0x20));
+	_mm256_store_si256(o + 1, _mm256_permute2x128_si256(d2, d3, 0x20));
+	_mm256_store_si256(o + 2, _mm256_permute2x128_si256(d0, d1, 0x31));
+	_mm256_store_si256(o + 3, _mm256_permute2x128_si256(d2, d3, 0x31));
+}
+
+/* The four full-keying tables from the S-box key words lw[0..k-1], for
+ * a constant k: every stage's q is then known where it is compiled. */
+static inline __attribute__((always_inline)) TGT void fill_k(uint32_t s[4][256], const uint32_t *lw,
+							    const unsigned k)
+{
+	q_regs q;
+	for (int w = 0; w < 2; w++)
+		for (int j = 0; j < 4; j++)
+			q.t[w][j] = bcast16(twofish_qt[w][j]);
+	q.a = bcast16(twofish_qab[0]);
+	q.r = bcast16(twofish_qab[1]);
+	q.lo = _mm256_set1_epi8(15);
+	const V mul[4] = { bcast16(twofish_mul_nib[0][0]), bcast16(twofish_mul_nib[0][1]),
+			   bcast16(twofish_mul_nib[1][0]), bcast16(twofish_mul_nib[1][1]) };
+	uint8_t kb[4][4];
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < k; j++)
+			kb[i][j] = (uint8_t)(lw[j] >> (8 * i));
+	_Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)
+		for (int v = 0; v < 8; v++)
+			fill32(s[i], &q, mul, i, k, kb[i], v);
+	fb_wipe(kb, sizeof kb);
+}
+
+static TGT void fill_tables(uint32_t s[4][256], const uint32_t *lw, unsigned k)
+{
+	if (k == 2)
+		fill_k(s, lw, 2);
+	else if (k == 3)
+		fill_k(s, lw, 3);
+	else
+		fill_k(s, lw, 4);
+}
+
+int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
+{
+	return fb_twofish_table_setkey_by(ksp, key, keylen, fill_tables);
+}
+
+const fb_kernel fb_twofish_table_avx2 = {
+	.name = "twofish/table-avx2",
+	.family = "twofish",
+	.block_size = 16,
+	.cpu_needs = FB_CPU_AVX2,
+	.constant_time = 0,
+	.batch = 1,
+	.ks_size = sizeof(twofish_table_ks),
+	.note = "full-keying tables, four blocks interleaved; key setup by AVX2 (vpshufb q)",
+	.fills_schedule = 1,
+	.setkey = fb_twofish_table_setkey_avx2,
+	.encrypt = fb_twofish_table_encrypt,
+	.decrypt = fb_twofish_table_decrypt,
+	.cbc_enc = fb_twofish_table_cbc_enc,
+	.cbc_dec = fb_twofish_table_cbc_dec,
+	.ctr32 = fb_twofish_table_ctr32,
+};
+
+#endif /* FB_X86 */
