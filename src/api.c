@@ -328,9 +328,9 @@ static int choose_kernels(const fb_cipher *c, enum fb_direction dir, const fb_op
  * kernels want it), XTS's tweak key and the kept data key. */
 static int fill_keys(fb_state *s, const uint8_t *key)
 {
-	int rc = s->ser_lazy ? FB_OK : fb_setkey(s->ser, s->enc_only, (void *)s->ks_ser, key, s->klen);
+	int rc = s->ser_lazy ? FB_OK : fb_setkey(s->ser, s->ks_use, (void *)s->ks_ser, key, s->klen);
 	if (!rc && s->ks_tweak) /* the tweak is only ever encrypted */
-		rc = fb_setkey(s->ser, 1, (void *)s->ks_tweak, key + s->klen, s->klen);
+		rc = fb_setkey(s->ser, FB_KS_ENC, (void *)s->ks_tweak, key + s->klen, s->klen);
 	if (s->key)
 		memcpy((void *)s->key, key, s->klen);
 	return rc;
@@ -434,8 +434,10 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->c = c;
 	s->mode = c->mode;
 	s->encrypt = dir == FB_ENCRYPT;
-	s->enc_only = s->encrypt || s->mode == FB_CTR || s->mode == FB_CFB || s->mode == FB_CFB8 ||
-		      s->mode == FB_OFB;
+	s->ks_use = s->encrypt || s->mode == FB_CTR || s->mode == FB_CFB || s->mode == FB_CFB8 ||
+			    s->mode == FB_OFB
+			    ? FB_KS_ENC
+			    : FB_KS_DEC;
 	s->bs = c->family->block_size;
 	s->pos = s->bs;
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;

@@ -149,8 +149,14 @@ typedef struct fb_kernel {
 	const char *note;     /* one line: technique, for `fastblock list` */
 	int (*setkey)(void *ks, const uint8_t *key, size_t keylen);
 	/* NULL, or setkey without what only decrypt reads (AES's inverse
-	 * round keys), for contexts that never decrypt: same format. */
+	 * round keys), for contexts that never decrypt: same format. Every
+	 * kernel with the same setkey has the same setkey_enc and setkey_dec
+	 * (they share schedules). */
 	int (*setkey_enc)(void *ks, const uint8_t *key, size_t keylen);
+	/* NULL, or setkey without what only encryption reads, for contexts
+	 * that never encrypt (ECB, CBC and XTS decryption; XTS's tweak key has
+	 * its own schedule): same format. */
+	int (*setkey_dec)(void *ks, const uint8_t *key, size_t keylen);
 	void (*encrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 	void (*decrypt)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 	void (*ctr32)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

@@ -48,7 +48,7 @@ static void build_area(fb_state *s, const fb_kernel *k, void *area, unsigned byt
 	 * unless they write all of it. */
 	if (!k->fills_schedule)
 		memset(area, 0, bytes);
-	(void)fb_setkey(k, s->enc_only, area, s->key, s->klen);
+	(void)fb_setkey(k, s->ks_use, area, s->key, s->klen);
 	for (unsigned i = 0; i < s->nrungs; i++)
 		if (s->rung[i].area == area)
 			s->rung[i].ks = area;

@@ -63,7 +63,8 @@ typedef struct fb_state {
 	/* What fb_init was given besides the key, for re-keying in place */
 	size_t key_len;
 	fb_options opt;
-	int enc_only;     /* no kernel decrypts: CTR, CFB, CFB8, OFB, or encryption */
+	int ks_use;       /* FB_KS_ENC: no kernel decrypts (CTR, CFB, CFB8, OFB, or
+			   * encryption); FB_KS_DEC: none encrypts (ECB, CBC, XTS decryption) */
 	/* 1: the serial kernel's schedule is built on first use
 	 * (fb_ser_ready), not at fb_init, and ks_ser is NULL until then: in a
 	 * parallel direction it serves only single blocks (a partial block, a
@@ -72,10 +73,19 @@ typedef struct fb_state {
 	int ser_lazy;
 } fb_state;
 
-/* The key setup for kernel k in a context that never decrypts with it. */
-static inline int fb_setkey(const fb_kernel *k, int enc_only, void *ks, const uint8_t *key, size_t klen)
+/* What a context's schedules serve: both directions, encryption only or
+ * decryption only (fb_kernel.setkey_enc, setkey_dec). */
+enum { FB_KS_BOTH = 0, FB_KS_ENC = 1, FB_KS_DEC = 2 };
+
+/* The key setup for kernel k in a context of use `use` (FB_KS_*). */
+static inline int fb_setkey(const fb_kernel *k, int use, void *ks, const uint8_t *key, size_t klen)
 {
-	return (enc_only && k->setkey_enc ? k->setkey_enc : k->setkey)(ks, key, klen);
+	int (*f)(void *, const uint8_t *, size_t) = k->setkey;
+	if (use == FB_KS_ENC && k->setkey_enc)
+		f = k->setkey_enc;
+	else if (use == FB_KS_DEC && k->setkey_dec)
+		f = k->setkey_dec;
+	return f(ks, key, klen);
 }
 
 /* Builds the schedule of rung r, and of every rung sharing its area, from

@@ -16,7 +16,8 @@
  * One key-schedule layout serves every kernel; each key setup fills the
  * arrays its kernel uses (see below):
  *   k  - the 33 round keys of the specification; the three-input (ternlog)
- *        circuits produce exact outputs and use these.
+ *        circuits produce exact outputs and use these (the two-input
+ *        kernels' key setup does not write them).
  *   ke - encryption keys for the two-input circuits: some of their S-box
  *        outputs come out complemented (FB_SERPENT_Sn_L2_FLIP), and the
  *        linear transformation is linear, so ke[r+1] = k[r+1] ^ LT(flip of
@@ -43,9 +44,12 @@ typedef struct serpent_ks {
 /* Bytes of serpent_ks that serpent/avx512 uses (k and kl). */
 #define FB_SERPENT_KS_EXACT_SIZE offsetof(serpent_ks, ke)
 
-/* Key setup for the two-input-circuit kernels (fills k, ke, kd, ks) and
- * for the ternlog kernel (fills k, kl). */
+/* Key setup for the two-input-circuit kernels (fills ke, ks and kd; the
+ * _enc one ke and ks, the _dec one kd) and for the ternlog kernel (fills
+ * k, kl). */
 int fb_serpent_setkey(void *ks, const uint8_t *key, size_t keylen);
+int fb_serpent_setkey_enc(void *ks, const uint8_t *key, size_t keylen);
+int fb_serpent_setkey_dec(void *ks, const uint8_t *key, size_t keylen);
 int fb_serpent_setkey_exact(void *ks, const uint8_t *key, size_t keylen);
 
 /* The portable one-block functions (serpent_bitslice.c), used by the SIMD
