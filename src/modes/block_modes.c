@@ -61,9 +61,10 @@ __attribute__((cold)) NOINLINE void fb_rung_key(fb_state *s, const fb_rung *r)
 	build_area(s, r->k, r->area, r->area_bytes);
 }
 
-__attribute__((cold)) NOINLINE void fb_ser_key(fb_state *s)
+void fb_ser_ready(fb_state *s)
 {
-	build_area(s, s->ser, fb_ser_area(s), s->ser_area_bytes);
+	if (__builtin_expect(!s->ks_ser, 0))
+		build_area(s, s->ser, fb_ser_area(s), s->ser_area_bytes);
 }
 
 void fb_rungs_ready(fb_state *s)

@@ -93,20 +93,15 @@ static inline int fb_setkey(const fb_kernel *k, int use, void *ks, const uint8_t
  * it (block_modes.c). */
 void fb_rung_key(fb_state *s, const fb_rung *r);
 
-/* Builds the serial kernel's schedule (s->ser_lazy, not yet built). */
-void fb_ser_key(fb_state *s);
-
-/* The serial kernel's schedule, built if it waits for its first use. */
+/* Where the serial kernel's schedule lives. */
 static inline unsigned char *fb_ser_area(fb_state *s)
 {
 	return (unsigned char *)s + s->ser_at;
 }
 
-static inline void fb_ser_ready(fb_state *s)
-{
-	if (__builtin_expect(!s->ks_ser, 0))
-		fb_ser_key(s);
-}
+/* The serial kernel's schedule, built if it waits for its first use
+ * (s->ser_lazy, ks_ser still NULL). */
+void fb_ser_ready(fb_state *s);
 
 /* 1 if out (out_len bytes) and in (in_len bytes) overlap other than by
  * being the same buffer: what the API refuses (FB_ERR_OVERLAP). */
