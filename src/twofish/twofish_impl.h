@@ -32,11 +32,13 @@ typedef struct twofish_vperm_ks {
 unsigned fb_twofish_key_words(const uint8_t *key, size_t keylen, uint32_t me[4], uint32_t mo[4],
 			      uint32_t sv[4]);
 
-/* The four full-keying tables s from the S-box key words lw[0..k-1]. */
-typedef void (*fb_twofish_fill_fn)(uint32_t s[4][256], const uint32_t *lw, unsigned k);
+/* The subkeys and the four full-keying tables of ks from the key words of
+ * fb_twofish_key_words (k of each). */
+typedef void (*fb_twofish_keys_fn)(struct twofish_table_ks *ks, const uint32_t *me, const uint32_t *mo,
+				   const uint32_t *sv, unsigned k);
 
-/* Key setup into the table layout with the table fill `fill`. */
-int fb_twofish_table_setkey_by(void *ks, const uint8_t *key, size_t keylen, fb_twofish_fill_fn fill);
+/* Key setup into the table layout by `keys`. */
+int fb_twofish_table_setkey_by(void *ks, const uint8_t *key, size_t keylen, fb_twofish_keys_fn keys);
 
 /* Key setup into the table layout: portable, and by AVX2 (twofish/table-avx2,
  * also used by twofish/avx2). */

@@ -109,15 +109,21 @@ static void tf_subkeys(uint32_t *kk, const uint32_t *me, const uint32_t *mo, uns
 	}
 }
 
-int fb_twofish_table_setkey_by(void *ksp, const uint8_t *key, size_t keylen, fb_twofish_fill_fn fill)
+static void tf_keys(twofish_table_ks *ks, const uint32_t *me, const uint32_t *mo, const uint32_t *sv,
+		    unsigned k)
+{
+	tf_subkeys(ks->k, me, mo, k);
+	tf_fill_tables(ks->s, sv, k);
+}
+
+int fb_twofish_table_setkey_by(void *ksp, const uint8_t *key, size_t keylen, fb_twofish_keys_fn keys)
 {
 	twofish_table_ks *ks = ksp;
 	uint32_t me[4], mo[4], sv[4];
 	unsigned k = fb_twofish_key_words(key, keylen, me, mo, sv);
 	if (!k)
 		return FB_ERR_KEY_LENGTH;
-	tf_subkeys(ks->k, me, mo, k);
-	fill(ks->s, sv, k);
+	keys(ks, me, mo, sv, k);
 	fb_wipe(me, sizeof me);
 	fb_wipe(mo, sizeof mo);
 	fb_wipe(sv, sizeof sv);
@@ -126,7 +132,7 @@ int fb_twofish_table_setkey_by(void *ksp, const uint8_t *key, size_t keylen, fb_
 
 int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 {
-	return fb_twofish_table_setkey_by(ksp, key, keylen, tf_fill_tables);
+	return fb_twofish_table_setkey_by(ksp, key, keylen, tf_keys);
 }
 
 /* g(x) and g(x <<< 8) by full-keying tables. */

@@ -5,7 +5,8 @@
  * load (k = key bytes / 8): about 4,600 dependent loads for a 256-bit key.
  * Here q0 and q1 run on 32 bytes at a time from their 4-bit t-tables
  * (paper, 4.3.5) with vpshufb, and the MDS column by nibble products, so a
- * fill is ~3,000 vector operations and no table walk. twofish/avx2 uses
+ * fill is ~3,000 vector operations and no table walk; the 40 subkeys' h
+ * runs the same way on 20 lanes each of Me and Mo. twofish/avx2 uses
  * this key setup too (one schedule for its ladder). Not constant-time:
  * the tables are looked up by data.
  */
@@ -61,24 +62,27 @@ static inline __attribute__((always_inline)) TGT V q32(const q_regs *q, int whic
  * every key goes through. Bit i of each mask: q1 (set) or q0. */
 static const unsigned char stage_q1[5] = { 0x9, 0x3, 0xa, 0xc, 0x5 };
 
-/* Entries x = 32v .. 32v+31 of S-box position i: the q chain with the key
- * bytes kb[] (kb[0] applied last), then the MDS column i. */
-static inline __attribute__((always_inline)) TGT void fill32(uint32_t *s, const q_regs *q, const V mul[4],
-							    int i, unsigned k, const uint8_t *kb, int v)
+/* Byte position i of h (4.3.2) on 32 bytes, from y, the first stage's
+ * output: the key bytes kb[k-1] .. kb[0] between the stages, then the last
+ * q, whose nibbles are returned for the products by 0x5B and 0xEF. */
+static inline __attribute__((always_inline)) TGT void h_stages(const q_regs *q, int i, unsigned k,
+							      const uint8_t *kb, V y, V *lo, V *hi)
 {
-	/* the first stage's q takes x alone: twofish_q's entries */
 	unsigned st = 4 - k, j = k - 1;
-	V y = _mm256_load_si256((const V *)(const void *)(twofish_q[(stage_q1[st] >> i) & 1] + 32 * v));
 	y = _mm256_xor_si256(y, _mm256_set1_epi8((char)kb[j]));
 	_Pragma("GCC unroll 4") while (j-- > 0) /* the other keyed stages */
 		y = _mm256_xor_si256(q32(q, (stage_q1[++st] >> i) & 1, y), _mm256_set1_epi8((char)kb[j]));
-	/* the last q, kept as nibbles for the products by 0x5B and 0xEF */
-	V lo, hi;
-	q32n(q, (stage_q1[4] >> i) & 1, y, &lo, &hi);
-	y = _mm256_or_si256(_mm256_slli_epi16(hi, 4), lo);
+	q32n(q, (stage_q1[4] >> i) & 1, y, lo, hi);
+}
+
+/* Column i of MDS times the 32 bytes y = 16 hi + lo, as 32 little-endian
+ * words at o (32-byte aligned). */
+static inline __attribute__((always_inline)) TGT void mds_words(uint32_t *o, const V mul[4], int i, V lo, V hi)
+{
+	V y = _mm256_or_si256(_mm256_slli_epi16(hi, 4), lo);
 	V y5 = _mm256_xor_si256(sh(mul[0], lo), sh(mul[1], hi));
 	V ye = _mm256_xor_si256(sh(mul[2], lo), sh(mul[3], hi));
-	/* MDS column i, bytes 0..3 of each entry (gen/twofish_tables.py, MDS) */
+	/* bytes 0..3 of each word (gen/twofish_tables.py, MDS) */
 	V b0, b1, b2, b3;
 	switch (i) {
 	case 0: b0 = y, b1 = y5, b2 = ye, b3 = ye; break;
@@ -92,50 +96,105 @@ static inline __attribute__((always_inline)) TGT void fill32(uint32_t *s, const 
 	V ql = _mm256_unpacklo_epi8(b2, b3), qh = _mm256_unpackhi_epi8(b2, b3);
 	V d0 = _mm256_unpacklo_epi16(pl, ql), d1 = _mm256_unpackhi_epi16(pl, ql);
 	V d2 = _mm256_unpacklo_epi16(ph, qh), d3 = _mm256_unpackhi_epi16(ph, qh);
-	V *o = (V *)(void *)(s + 32 * v);
-	_mm256_store_si256(o, _mm256_permute2x128_si256(d0, d1, 0x20));
-	_mm256_store_si256(o + 1, _mm256_permute2x128_si256(d2, d3, 0x20));
-	_mm256_store_si256(o + 2, _mm256_permute2x128_si256(d0, d1, 0x31));
-	_mm256_store_si256(o + 3, _mm256_permute2x128_si256(d2, d3, 0x31));
+	V *w = (V *)(void *)o;
+	_mm256_store_si256(w, _mm256_permute2x128_si256(d0, d1, 0x20));
+	_mm256_store_si256(w + 1, _mm256_permute2x128_si256(d2, d3, 0x20));
+	_mm256_store_si256(w + 2, _mm256_permute2x128_si256(d0, d1, 0x31));
+	_mm256_store_si256(w + 3, _mm256_permute2x128_si256(d2, d3, 0x31));
 }
 
-/* The four full-keying tables from the S-box key words lw[0..k-1], for
- * a constant k: every stage's q is then known where it is compiled. */
-static inline __attribute__((always_inline)) TGT void fill_k(uint32_t s[4][256], const uint32_t *lw,
-							    const unsigned k)
+/* Entries x = 32v .. 32v+31 of S-box position i (key bytes kb). The first
+ * stage's q takes x alone: twofish_q's entries. */
+static inline __attribute__((always_inline)) TGT void fill32(uint32_t *s, const q_regs *q, const V mul[4],
+							    int i, unsigned k, const uint8_t *kb, int v)
 {
-	q_regs q;
+	V lo, hi;
+	V y = _mm256_load_si256((const V *)(const void *)(twofish_q[(stage_q1[4 - k] >> i) & 1] + 32 * v));
+	h_stages(q, i, k, kb, y, &lo, &hi);
+	mds_words(s + 32 * v, mul, i, lo, hi);
+}
+
+static inline __attribute__((always_inline)) TGT void q_regs_load(q_regs *q, V mul[4])
+{
 	for (int w = 0; w < 2; w++)
 		for (int j = 0; j < 4; j++)
-			q.t[w][j] = bcast16(twofish_qt[w][j]);
-	q.a = bcast16(twofish_qab[0]);
-	q.r = bcast16(twofish_qab[1]);
-	q.lo = _mm256_set1_epi8(15);
-	const V mul[4] = { bcast16(twofish_mul_nib[0][0]), bcast16(twofish_mul_nib[0][1]),
-			   bcast16(twofish_mul_nib[1][0]), bcast16(twofish_mul_nib[1][1]) };
-	uint8_t kb[4][4];
-	for (unsigned i = 0; i < 4; i++)
-		for (unsigned j = 0; j < k; j++)
-			kb[i][j] = (uint8_t)(lw[j] >> (8 * i));
-	_Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)
-		for (int v = 0; v < 8; v++)
-			fill32(s[i], &q, mul, i, k, kb[i], v);
-	fb_wipe(kb, sizeof kb);
+			q->t[w][j] = bcast16(twofish_qt[w][j]);
+	q->a = bcast16(twofish_qab[0]);
+	q->r = bcast16(twofish_qab[1]);
+	q->lo = _mm256_set1_epi8(15);
+	mul[0] = bcast16(twofish_mul_nib[0][0]);
+	mul[1] = bcast16(twofish_mul_nib[0][1]);
+	mul[2] = bcast16(twofish_mul_nib[1][0]);
+	mul[3] = bcast16(twofish_mul_nib[1][1]);
 }
 
-static TGT void fill_tables(uint32_t s[4][256], const uint32_t *lw, unsigned k)
+/* Byte i of each of the k words w[]. */
+static inline void key_bytes(uint8_t kb[4], const uint32_t *w, unsigned k, int i)
+{
+	for (unsigned j = 0; j < k; j++)
+		kb[j] = (uint8_t)(w[j] >> (8 * i));
+}
+
+/* The 40 subkeys (4.3.2): A_i = h(2i rho, Me), B_i = h((2i+1) rho, Mo)
+ * <<< 8 for i < 20, as 32-byte lanes of x = 2i and 2i+1 (the 12 lanes
+ * past 19 are computed and dropped), then K_2i = A_i + B_i and
+ * K_2i+1 = (A_i + 2 B_i) <<< 9. */
+static inline __attribute__((always_inline)) TGT void subkeys(uint32_t *kk, const q_regs *q, const V mul[4],
+							     const uint32_t *me, const uint32_t *mo, const unsigned k)
+{
+	_Alignas(32) uint32_t h[2][4][32];
+	const V even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36,
+					38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62);
+	_Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)
+		for (int odd = 0; odd < 2; odd++) {
+			uint8_t kb[4];
+			key_bytes(kb, odd ? mo : me, k, i);
+			V x = odd ? _mm256_add_epi8(even, _mm256_set1_epi8(1)) : even, lo, hi;
+			h_stages(q, i, k, kb, q32(q, (stage_q1[4 - k] >> i) & 1, x), &lo, &hi);
+			mds_words(h[odd][i], mul, i, lo, hi);
+			fb_wipe(kb, sizeof kb);
+		}
+	for (int i = 0; i < 20; i++) {
+		uint32_t a = h[0][0][i] ^ h[0][1][i] ^ h[0][2][i] ^ h[0][3][i];
+		uint32_t b = fb_rotl32(h[1][0][i] ^ h[1][1][i] ^ h[1][2][i] ^ h[1][3][i], 8);
+		kk[2 * i] = a + b;
+		kk[2 * i + 1] = fb_rotl32(a + 2 * b, 9);
+	}
+	fb_wipe(h, sizeof h);
+}
+
+/* The subkeys and the four full-keying tables, for a constant k: every
+ * stage's q is then known where it is compiled. */
+static inline __attribute__((always_inline)) TGT void keys_k(twofish_table_ks *ks, const uint32_t *me,
+							    const uint32_t *mo, const uint32_t *sv, const unsigned k)
+{
+	q_regs q;
+	V mul[4];
+	q_regs_load(&q, mul);
+	subkeys(ks->k, &q, mul, me, mo, k);
+	_Pragma("GCC unroll 4") for (int i = 0; i < 4; i++) {
+		uint8_t kb[4];
+		key_bytes(kb, sv, k, i);
+		for (int v = 0; v < 8; v++)
+			fill32(ks->s[i], &q, mul, i, k, kb, v);
+		fb_wipe(kb, sizeof kb);
+	}
+}
+
+static TGT void keys_avx2(twofish_table_ks *ks, const uint32_t *me, const uint32_t *mo, const uint32_t *sv,
+			  unsigned k)
 {
 	if (k == 2)
-		fill_k(s, lw, 2);
+		keys_k(ks, me, mo, sv, 2);
 	else if (k == 3)
-		fill_k(s, lw, 3);
+		keys_k(ks, me, mo, sv, 3);
 	else
-		fill_k(s, lw, 4);
+		keys_k(ks, me, mo, sv, 4);
 }
 
 int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
 {
-	return fb_twofish_table_setkey_by(ksp, key, keylen, fill_tables);
+	return fb_twofish_table_setkey_by(ksp, key, keylen, keys_avx2);
 }
 
 const fb_kernel fb_twofish_table_avx2 = {
