@@ -434,10 +434,9 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->c = c;
 	s->mode = c->mode;
 	s->encrypt = dir == FB_ENCRYPT;
-	s->ks_use = s->encrypt || s->mode == FB_CTR || s->mode == FB_CFB || s->mode == FB_CFB8 ||
-			    s->mode == FB_OFB
-			    ? FB_KS_ENC
-			    : FB_KS_DEC;
+	/* only ECB, CBC and XTS decrypt with the data key */
+	int decrypts = !s->encrypt && (s->mode == FB_ECB || s->mode == FB_CBC || s->mode == FB_XTS);
+	s->ks_use = decrypts ? FB_KS_DEC : FB_KS_ENC;
 	s->bs = c->family->block_size;
 	s->pos = s->bs;
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;

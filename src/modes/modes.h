@@ -73,11 +73,12 @@ typedef struct fb_state {
 	int ser_lazy;
 } fb_state;
 
-/* What a context's schedules serve: both directions, encryption only or
- * decryption only (fb_kernel.setkey_enc, setkey_dec). */
-enum { FB_KS_BOTH = 0, FB_KS_ENC = 1, FB_KS_DEC = 2 };
+/* What a context's schedules serve: encryption only or decryption only
+ * (fb_kernel.setkey_enc, setkey_dec). */
+enum { FB_KS_ENC = 1, FB_KS_DEC = 2 };
 
-/* The key setup for kernel k in a context of use `use` (FB_KS_*). */
+/* The key setup for kernel k in a context of use `use` (FB_KS_*; a
+ * kernel without that direction's setkey runs its full one). */
 static inline int fb_setkey(const fb_kernel *k, int use, void *ks, const uint8_t *key, size_t klen)
 {
 	int (*f)(void *, const uint8_t *, size_t) = k->setkey;

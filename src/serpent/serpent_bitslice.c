@@ -42,14 +42,14 @@ static const uint32_t shallow_flip[8][4] = {
 #define ALWAYS_INLINE inline
 #endif
 
-/* Where the round keys go: the exact ones and, per kernel, the forms with
- * the two-input circuits' complements folded in (see serpent.h). */
 /* The forms a key setup writes: serpent/avx512's (k, kl), the two-input
  * kernels' encryption keys (ke, ks) and decryption keys (kd). A context
  * that only encrypts or only decrypts (fb_kernel.setkey_enc, setkey_dec)
  * skips the other direction's: ~35 TSC ticks of ~400 on Zen 5. */
 enum { FORM_EXACT = 1, FORM_ENC = 2, FORM_DEC = 4 };
 
+/* Where the round keys go: the exact ones and, per kernel, the forms with
+ * the two-input circuits' complements folded in (see serpent.h). */
 typedef struct {
 	serpent_ks *ks;
 	unsigned forms;     /* FORM_* */
@@ -140,6 +140,15 @@ static ALWAYS_INLINE void fold4(v4u o[4], const v4u k[4])
 	o[3] = v4_rotr(k[3], 7);
 }
 
+/* Key 0 (lane 0 of the group q0 = 0) has no S-box before it: its
+ * encryption forms are its exact value. */
+static ALWAYS_INLINE void key0_exact(v4u o[4], const v4u y[4], int q0)
+{
+	if (q0 == 0)
+		for (int j = 0; j < 4; j++)
+			o[j][0] = y[j][0];
+}
+
 /* The forms t->forms of keys q0 + 8i (0 <= q < 32) from their exact
  * values y. */
 static ALWAYS_INLINE void emit4(key_sink *t, int q0, const v4u y[4])
@@ -158,14 +167,10 @@ static ALWAYS_INLINE void emit4(key_sink *t, int q0, const v4u y[4])
 			o[j] = y[j] ^ t->lf[p][j];
 			f[j] = y[j] ^ t->ld[p][j];
 		}
-		if (q0 == 0) /* key 0: no S-box before it, its exact value */
-			for (int j = 0; j < 4; j++)
-				o[j][0] = y[j][0];
+		key0_exact(o, y, q0);
 		put4(ks->ke, q0, o);
 		fold4(o, f);
-		if (q0 == 0)
-			for (int j = 0; j < 4; j++)
-				o[j][0] = y[j][0];
+		key0_exact(o, y, q0);
 		put4(ks->ks, q0, o);
 	}
 	if (t->forms & FORM_DEC) {
