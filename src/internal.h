@@ -140,6 +140,11 @@ typedef struct fb_kernel {
 	uint32_t cpu_needs;   /* FB_CPU_* bits that must all be present */
 	int constant_time;    /* 1: no secret-dependent branch or address */
 	unsigned batch;       /* natural batch in blocks (1 = one at a time) */
+	/* 1: a run shorter than the batch costs about its length (aes/aesni's
+	 * groups of 8, 4 and 1 blocks), so CTR keeps no keystream made a batch
+	 * ahead for short updates: taken from it, a 64-byte AES-NI update
+	 * cost ~30 TSC ticks, straight from the kernel ~25. */
+	int short_runs_scale;
 	size_t ks_size;       /* bytes of key schedule (the largest key's) */
 	size_t (*ks_bytes)(size_t keylen); /* NULL: ks_size for every key length */
 	/* 1: setkey writes every schedule byte the kernel reads (and every

@@ -618,7 +618,7 @@ static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
 {
 	size_t n = (size_t)k->batch * k->block_size;
-	return wide && k->batch > 1 ? (n < 4096 ? n : 4096) : 0;
+	return wide && k->batch > 1 && !k->short_runs_scale ? (n < 4096 ? n : 4096) : 0;
 }
 
 void fb_ctr_forget(fb_state *s)
@@ -630,7 +630,8 @@ void fb_ctr_forget(fb_state *s)
 }
 
 /* CTR through the kept keystream. A wide kernel costs nearly as much for
- * a few blocks as for its whole batch, so once a stream has had one short
+ * a few blocks as for its whole batch (unless its short runs scale, see
+ * fb_kernel.short_runs_scale), so once a stream has had one short
  * update, short updates take their keystream from a batch made ahead.
  * Long updates (and the first short one: a one-shot message is one update)
  * run straight on the kernel. Only lengths choose the path. */
