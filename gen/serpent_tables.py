@@ -23,8 +23,9 @@ tool written for this project) and pasted below as data:
   L2 - fewest two-input gates, one and/or/xor/andnot each (for AVX2 and
        scalar C);
   L2D - two-input gates from the D2 circuits, each three-input gate expanded
-       for the least depth (4 to 5), for scalar single-block encryption
-       (S0..S7 only: serial modes never run the inverse S-boxes).
+       for the least depth (4 to 5), for latency-bound code: scalar
+       single-block encryption (S0..S7) and serpent/avx2's lone group of
+       up to 8 blocks (both directions).
 A circuit is a list of gates "a,b[,c]:tt": the gate reads signals a, b, c
 (0..3 are x0..x3, gate k of the list is signal 4 + k) and computes the
 16-bit truth table tt over the 16 input nibbles (bit v = value at input
@@ -187,6 +188,22 @@ L2D = {
     'S6': '0,2:fafa 1,4:3636 0,2:0a0a 0,2:5050 3,6:f500 7,8:f550 0,2:5a5a 3,10:a55a 2,3:00f0 1,12:cc3c 0,2:a0a0 2,3:fff0 14,15:5f50 3,5:3600 5,9:f776 17,18:c176 3,11:5a00 13,20:963c 0,13:2282 9,13:c410 22,23:e692 1,11:8448 1,16:dfdc 25,26:5b94',
     # 27 gates: d2 7 20000 5
     'S7': '0,2:fafa 2,3:0ff0 4,5:0af0 2,3:0f00 0,7:a5aa 0,1:8888 0,3:55aa 9,10:5522 0,1:2222 0,1:4444 3,12:dd00 13,14:9944 0,1:eeee 2,9:f8f8 16,17:1616 1,2:3c3c 13,19:3838 1,8:8488 6,21:8e78 2,11:5020 2,15:f9f4 23,24:a9d4 3,18:0016 3,20:c700 26,27:c716 0,6:0aa0 18,29:1cb6',
+    # 19 gates: d2 8 20000 23
+    'SI0': '0,3:aa00 1,3:ffcc 4,5:55cc 0,1:8888 0,1:eeee 3,7:7788 8,9:6688 0,2:5a5a 7,11:5252 8,9:8866 3,8:11ee 2,6:a030 10,15:c6b8 1,12:4040 12,13:da76 17,18:9a36 2,14:e11e 2,6:050c 13,21:8d6a',
+    # 21 gates: d2 9 20000 11
+    'SI1': '0,1:8888 0,1:eeee 3,4:ff88 5,6:ee88 0,3:00aa 1,8:cc66 0,3:aa00 1,3:ffcc 10,11:55cc 1,2:0c0c 3,13:f30c 1,3:33cc 2,15:c030 2,7:0e08 9,17:c26e 2,7:1070 12,19:45bc 0,16:2a8a 14,21:d986 2,9:3c96 12,23:695a',
+    # 22 gates: d2 10 20000 1
+    'SI2': '0,1:2222 0,1:4444 2,4:d2d2 5,6:9292 0,1:8888 0,1:eeee 3,8:7788 9,10:6688 0,1:6666 0,3:00aa 12,13:6644 0,2:a0a0 2,3:0ff0 15,16:aff0 1,7:1212 1,11:8844 18,19:9a56 2,17:a0f0 14,21:c6b4 0,17:055a 11,23:63d2 7,23:97c8',
+    # 24 gates: d2 11 20000 12
+    'SI3': '0,3:ffaa 2,4:0f5a 1,2:c0c0 2,3:0f00 6,7:cfc0 1,2:3c3c 1,3:3300 9,10:0c3c 0,2:5050 0,3:55aa 12,13:55fa 0,1:2222 2,15:d2d2 0,1:6666 0,2:0a0a 17,18:6464 1,8:ccc0 5,20:c39a 0,8:4540 11,22:497c 1,5:0312 14,24:56e8 3,16:00d2 19,26:64b6',
+    # 19 gates: d2 12 20000 13
+    'SI4': '0,1:6666 0,3:00aa 4,5:6644 0,2:0a0a 0,2:5050 3,7:f50a 8,9:f55a 2,3:0ff0 7,11:0ffa 0,1:2222 0,2:5a5a 13,14:7a7a 1,6:eecc 10,16:1b96 12,13:2dd8 3,6:ff44 15,19:853e 2,3:00f0 6,21:66b4',
+    # 18 gates: d2 13 20000 1
+    'SI5': '0,1:8888 0,3:55aa 4,5:ddaa 0,1:eeee 2,4:7878 7,8:8686 0,2:5a5a 0,3:aa00 10,11:fa5a 1,2:3c3c 4,13:3434 1,2:c0c0 6,15:1d6a 3,6:dd00 9,17:5b86 1,6:cc88 12,19:36d2 14,11:9e34',
+    # 17 gates: d2 14 20000 10
+    'SI6': '0,2:0a0a 3,4:f50a 0,3:aa00 2,3:fff0 6,7:55f0 0,2:5050 3,9:af50 0,3:ffaa 2,11:0f5a 1,5:3102 1,8:44c0 13,14:75c2 1,10:639c 1,8:ddfc 12,17:d2a6 1,5:c408 19,17:19f4',
+    # 19 gates: d2 15 20000 26
+    'SI7': '0,1:6666 0,3:aa00 4,5:ee66 1,2:fcfc 1,3:33cc 7,8:cc30 0,2:5050 2,3:0ff0 10,11:0fa0 0,1:8888 2,13:f8f8 2,6:1e96 9,15:d2a6 0,12:afaa 9,17:639a 0,6:44cc 12,19:4b6c 3,6:ee00 14,21:16f8',
 }
 
 # ---- Checking and emitting --------------------------------------------------
@@ -380,7 +397,7 @@ def emit(out):
       ' *   _L2(T, AND, OR, XOR, ANDN, ...): ANDN(a, b) = ~a & b.  Outputs whose bit\n'
       ' *     is set in _L2_FLIP come out complemented (the key schedule folds the\n'
       ' *     complement into the next round key).\n'
-      ' *   _L2D(...): the same, a shallower circuit (S0..S7 only), _L2D_FLIP.\n'
+      ' *   _L2D(...): the same, a shallower circuit, _L2D_FLIP.\n'
       ' * T is the word type of the temporaries.\n */\n\n')
     total3 = total2 = totald = 0
     for fam, data, depth in (('T3', T3, None), ('D2', D2, 2)):

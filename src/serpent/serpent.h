@@ -218,6 +218,32 @@ static __attribute__((noinline)) TGT void name(const uint32_t (*k)[4], V *s) \
 	} \
 } while (0)
 
+/*
+ * The rounds of a latency-bound decryption (one block, or one group of
+ * them) on the shallow inverse circuits (L2D, depth 4-5 against the L2
+ * circuits' 6-11): SBID(S) applies inverse S-box S, KXR(kr) XORs the
+ * round key kr, ILT is the inverse linear transformation. The keys are kd:
+ * both inverse families complement the same outputs (checked below). The
+ * caller XORs kd[32] before.
+ */
+#define FB_SERPENT_SHALLOW_DEC_ROUNDS(SBID, KXR, ILT, k) do { \
+	SBID(SI7); KXR((k)[31]); \
+	for (int r_ = 24; r_ >= 0; r_ -= 8) { \
+		ILT; SBID(SI6); KXR((k)[r_ + 6]); ILT; SBID(SI5); KXR((k)[r_ + 5]); \
+		ILT; SBID(SI4); KXR((k)[r_ + 4]); ILT; SBID(SI3); KXR((k)[r_ + 3]); \
+		ILT; SBID(SI2); KXR((k)[r_ + 2]); ILT; SBID(SI1); KXR((k)[r_ + 1]); \
+		ILT; SBID(SI0); KXR((k)[r_]); \
+		if (r_ == 0) \
+			break; \
+		ILT; SBID(SI7); KXR((k)[r_ - 1]); \
+	} \
+} while (0)
+_Static_assert(FB_SERPENT_SI0_L2D_FLIP == FB_SERPENT_SI0_L2_FLIP && FB_SERPENT_SI1_L2D_FLIP == FB_SERPENT_SI1_L2_FLIP &&
+		       FB_SERPENT_SI2_L2D_FLIP == FB_SERPENT_SI2_L2_FLIP && FB_SERPENT_SI3_L2D_FLIP == FB_SERPENT_SI3_L2_FLIP &&
+		       FB_SERPENT_SI4_L2D_FLIP == FB_SERPENT_SI4_L2_FLIP && FB_SERPENT_SI5_L2D_FLIP == FB_SERPENT_SI5_L2_FLIP &&
+		       FB_SERPENT_SI6_L2D_FLIP == FB_SERPENT_SI6_L2_FLIP && FB_SERPENT_SI7_L2D_FLIP == FB_SERPENT_SI7_L2_FLIP,
+	       "kd undoes the complements of both inverse circuit families");
+
 extern const fb_kernel fb_serpent_bitslice;
 #if FB_X86
 extern const fb_kernel fb_serpent_avx2, fb_serpent_avx512;

@@ -285,9 +285,6 @@ int fb_serpent_setkey_exact(void *ksv, const uint8_t *key, size_t keylen)
 	fb_b128_store32((p) + 8, x2); fb_b128_store32((p) + 12, x3); \
 } while (0)
 
-/* One block: DR is a decryption round on a0..a3. */
-#define DR(S, k) do { ILT(a0, a1, a2, a3); SB(S, a0, a1, a2, a3); KX(k, a0, a1, a2, a3); } while (0)
-
 /* One block, for serial modes: latency matters, so the shallow circuits and
  * the key folded into the linear transformation (keys ks). */
 #define SBD(S) FB_SERPENT_##S##_L2D(uint32_t, AND, OR, XOR, ANDN, a0, a1, a2, a3)
@@ -319,6 +316,10 @@ static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 	STORE(out, w[0], w[1], w[2], w[3]);
 }
 
+/* One block on the shallow inverse circuits (FB_SERPENT_SHALLOW_DEC_ROUNDS). */
+#define SBID(S) FB_SERPENT_##S##_L2D(uint32_t, AND, OR, XOR, ANDN, a0, a1, a2, a3)
+#define KXA(kr) KX(kr, a0, a1, a2, a3)
+
 static void decrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 {
 	const uint32_t(*k)[4] = ks->kd;
@@ -326,14 +327,7 @@ static void decrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 
 	LOAD(a0, a1, a2, a3, in);
 	KX(k[32], a0, a1, a2, a3);
-	SB(SI7, a0, a1, a2, a3);
-	KX(k[31], a0, a1, a2, a3);
-	DR(SI6, k[30]); DR(SI5, k[29]); DR(SI4, k[28]); DR(SI3, k[27]);
-	DR(SI2, k[26]); DR(SI1, k[25]); DR(SI0, k[24]);
-	for (int r = 16; r >= 0; r -= 8) {
-		DR(SI7, k[r + 7]); DR(SI6, k[r + 6]); DR(SI5, k[r + 5]); DR(SI4, k[r + 4]);
-		DR(SI3, k[r + 3]); DR(SI2, k[r + 2]); DR(SI1, k[r + 1]); DR(SI0, k[r]);
-	}
+	FB_SERPENT_SHALLOW_DEC_ROUNDS(SBID, KXA, ILT(a0, a1, a2, a3), k);
 	STORE(out, a0, a1, a2, a3);
 }
 
@@ -343,11 +337,6 @@ static void decrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 	KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); \
 	SB(S, a0, a1, a2, a3); SB(S, b0, b1, b2, b3); \
 	LT(a0, a1, a2, a3); LT(b0, b1, b2, b3); \
-} while (0)
-#define DR2(S, k) do { \
-	ILT(a0, a1, a2, a3); ILT(b0, b1, b2, b3); \
-	SB(S, a0, a1, a2, a3); SB(S, b0, b1, b2, b3); \
-	KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); \
 } while (0)
 
 static void encrypt2(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
@@ -369,6 +358,15 @@ static void encrypt2(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 	STORE(out, a0, a1, a2, a3);
 	STORE(out + 16, b0, b1, b2, b3);
 }
+
+/* Two blocks interleaved: the two-input circuits (L2); the shallow ones
+ * have more gates, and two chains fill the core (two blocks 1.16x the
+ * time on them). */
+#define DR2(S, k) do { \
+	ILT(a0, a1, a2, a3); ILT(b0, b1, b2, b3); \
+	SB(S, a0, a1, a2, a3); SB(S, b0, b1, b2, b3); \
+	KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); \
+} while (0)
 
 static void decrypt2(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 {

@@ -14,7 +14,7 @@
  *   _L2(T, AND, OR, XOR, ANDN, ...): ANDN(a, b) = ~a & b.  Outputs whose bit
  *     is set in _L2_FLIP come out complemented (the key schedule folds the
  *     complement into the next round key).
- *   _L2D(...): the same, a shallower circuit (S0..S7 only), _L2D_FLIP.
+ *   _L2D(...): the same, a shallower circuit, _L2D_FLIP.
  * T is the word type of the temporaries.
  */
 
@@ -1004,6 +1004,213 @@
 	T fb_s29 = AND(x0, fb_s6);                                           \
 	T fb_s30 = XOR(fb_s18, fb_s29);                                      \
 	x0 = fb_s22; x1 = fb_s25; x2 = fb_s28; x3 = fb_s30;                  \
+} while (0)
+
+/* SI0: 19 two-input gates, depth 5 */
+#define FB_SERPENT_SI0_L2D_FLIP 0xdu
+#define FB_SERPENT_SI0_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = AND(x0, x3);                                                \
+	T fb_s5 = OR(x1, x3);                                                 \
+	T fb_s6 = XOR(fb_s4, fb_s5);                                          \
+	T fb_s7 = AND(x0, x1);                                                \
+	T fb_s8 = OR(x0, x1);                                                 \
+	T fb_s9 = XOR(x3, fb_s7);                                             \
+	T fb_s10 = AND(fb_s8, fb_s9);                                         \
+	T fb_s11 = XOR(x0, x2);                                               \
+	T fb_s12 = ANDN(fb_s7, fb_s11);                                       \
+	T fb_s13 = ANDN(fb_s9, fb_s8);                                        \
+	T fb_s14 = XOR(x3, fb_s8);                                            \
+	T fb_s15 = ANDN(fb_s6, x2);                                           \
+	T fb_s16 = XOR(fb_s10, fb_s15);                                       \
+	T fb_s17 = AND(x1, fb_s12);                                           \
+	T fb_s18 = OR(fb_s12, fb_s13);                                        \
+	T fb_s19 = XOR(fb_s17, fb_s18);                                       \
+	T fb_s20 = XOR(x2, fb_s14);                                           \
+	T fb_s21 = ANDN(x2, fb_s6);                                           \
+	T fb_s22 = XOR(fb_s13, fb_s21);                                       \
+	x0 = fb_s16; x1 = fb_s19; x2 = fb_s20; x3 = fb_s22;                   \
+} while (0)
+
+/* SI1: 21 two-input gates, depth 5 */
+#define FB_SERPENT_SI1_L2D_FLIP 0x5u
+#define FB_SERPENT_SI1_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = AND(x0, x1);                                                \
+	T fb_s5 = OR(x0, x1);                                                 \
+	T fb_s6 = OR(x3, fb_s4);                                              \
+	T fb_s7 = AND(fb_s5, fb_s6);                                          \
+	T fb_s8 = ANDN(x3, x0);                                               \
+	T fb_s9 = XOR(x1, fb_s8);                                             \
+	T fb_s10 = AND(x0, x3);                                               \
+	T fb_s11 = OR(x1, x3);                                                \
+	T fb_s12 = XOR(fb_s10, fb_s11);                                       \
+	T fb_s13 = ANDN(x2, x1);                                              \
+	T fb_s14 = XOR(x3, fb_s13);                                           \
+	T fb_s15 = XOR(x1, x3);                                               \
+	T fb_s16 = ANDN(fb_s15, x2);                                          \
+	T fb_s17 = ANDN(x2, fb_s7);                                           \
+	T fb_s18 = XOR(fb_s9, fb_s17);                                        \
+	T fb_s19 = ANDN(fb_s7, x2);                                           \
+	T fb_s20 = XOR(fb_s12, fb_s19);                                       \
+	T fb_s21 = ANDN(fb_s16, x0);                                          \
+	T fb_s22 = XOR(fb_s14, fb_s21);                                       \
+	T fb_s23 = XOR(x2, fb_s9);                                            \
+	T fb_s24 = XOR(fb_s12, fb_s23);                                       \
+	x0 = fb_s18; x1 = fb_s20; x2 = fb_s22; x3 = fb_s24;                   \
+} while (0)
+
+/* SI2: 22 two-input gates, depth 5 */
+#define FB_SERPENT_SI2_L2D_FLIP 0xcu
+#define FB_SERPENT_SI2_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = ANDN(x1, x0);                                               \
+	T fb_s5 = ANDN(x0, x1);                                               \
+	T fb_s6 = XOR(x2, fb_s4);                                             \
+	T fb_s7 = ANDN(fb_s5, fb_s6);                                         \
+	T fb_s8 = AND(x0, x1);                                                \
+	T fb_s9 = OR(x0, x1);                                                 \
+	T fb_s10 = XOR(x3, fb_s8);                                            \
+	T fb_s11 = AND(fb_s9, fb_s10);                                        \
+	T fb_s12 = XOR(x0, x1);                                               \
+	T fb_s13 = ANDN(x3, x0);                                              \
+	T fb_s14 = ANDN(fb_s13, fb_s12);                                      \
+	T fb_s15 = AND(x0, x2);                                               \
+	T fb_s16 = XOR(x2, x3);                                               \
+	T fb_s17 = OR(fb_s15, fb_s16);                                        \
+	T fb_s18 = ANDN(x1, fb_s7);                                           \
+	T fb_s19 = ANDN(fb_s11, x1);                                          \
+	T fb_s20 = XOR(fb_s18, fb_s19);                                       \
+	T fb_s21 = AND(x2, fb_s17);                                           \
+	T fb_s22 = XOR(fb_s14, fb_s21);                                       \
+	T fb_s23 = XOR(x0, fb_s17);                                           \
+	T fb_s24 = XOR(fb_s11, fb_s23);                                       \
+	T fb_s25 = XOR(fb_s7, fb_s23);                                        \
+	x0 = fb_s20; x1 = fb_s22; x2 = fb_s24; x3 = fb_s25;                   \
+} while (0)
+
+/* SI3: 24 two-input gates, depth 4 */
+#define FB_SERPENT_SI3_L2D_FLIP 0x0u
+#define FB_SERPENT_SI3_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = OR(x0, x3);                                                 \
+	T fb_s5 = XOR(x2, fb_s4);                                             \
+	T fb_s6 = AND(x1, x2);                                                \
+	T fb_s7 = ANDN(x2, x3);                                               \
+	T fb_s8 = XOR(fb_s6, fb_s7);                                          \
+	T fb_s9 = XOR(x1, x2);                                                \
+	T fb_s10 = ANDN(x1, x3);                                              \
+	T fb_s11 = ANDN(fb_s10, fb_s9);                                       \
+	T fb_s12 = ANDN(x0, x2);                                              \
+	T fb_s13 = XOR(x0, x3);                                               \
+	T fb_s14 = OR(fb_s12, fb_s13);                                        \
+	T fb_s15 = ANDN(x1, x0);                                              \
+	T fb_s16 = XOR(x2, fb_s15);                                           \
+	T fb_s17 = XOR(x0, x1);                                               \
+	T fb_s18 = ANDN(x2, x0);                                              \
+	T fb_s19 = ANDN(fb_s18, fb_s17);                                      \
+	T fb_s20 = AND(x1, fb_s8);                                            \
+	T fb_s21 = XOR(fb_s5, fb_s20);                                        \
+	T fb_s22 = ANDN(x0, fb_s8);                                           \
+	T fb_s23 = XOR(fb_s11, fb_s22);                                       \
+	T fb_s24 = ANDN(x1, fb_s5);                                           \
+	T fb_s25 = XOR(fb_s14, fb_s24);                                       \
+	T fb_s26 = ANDN(x3, fb_s16);                                          \
+	T fb_s27 = XOR(fb_s19, fb_s26);                                       \
+	x0 = fb_s21; x1 = fb_s23; x2 = fb_s25; x3 = fb_s27;                   \
+} while (0)
+
+/* SI4: 19 two-input gates, depth 4 */
+#define FB_SERPENT_SI4_L2D_FLIP 0x5u
+#define FB_SERPENT_SI4_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = XOR(x0, x1);                                                \
+	T fb_s5 = ANDN(x3, x0);                                               \
+	T fb_s6 = ANDN(fb_s5, fb_s4);                                         \
+	T fb_s7 = ANDN(x2, x0);                                               \
+	T fb_s8 = ANDN(x0, x2);                                               \
+	T fb_s9 = XOR(x3, fb_s7);                                             \
+	T fb_s10 = OR(fb_s8, fb_s9);                                          \
+	T fb_s11 = XOR(x2, x3);                                               \
+	T fb_s12 = OR(fb_s7, fb_s11);                                         \
+	T fb_s13 = ANDN(x1, x0);                                              \
+	T fb_s14 = XOR(x0, x2);                                               \
+	T fb_s15 = OR(fb_s13, fb_s14);                                        \
+	T fb_s16 = OR(x1, fb_s6);                                             \
+	T fb_s17 = XOR(fb_s10, fb_s16);                                       \
+	T fb_s18 = XOR(fb_s12, fb_s13);                                       \
+	T fb_s19 = OR(x3, fb_s6);                                             \
+	T fb_s20 = XOR(fb_s15, fb_s19);                                       \
+	T fb_s21 = ANDN(x3, x2);                                              \
+	T fb_s22 = XOR(fb_s6, fb_s21);                                        \
+	x0 = fb_s17; x1 = fb_s18; x2 = fb_s20; x3 = fb_s22;                   \
+} while (0)
+
+/* SI5: 18 two-input gates, depth 4 */
+#define FB_SERPENT_SI5_L2D_FLIP 0x8u
+#define FB_SERPENT_SI5_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = AND(x0, x1);                                                \
+	T fb_s5 = XOR(x0, x3);                                                \
+	T fb_s6 = OR(fb_s4, fb_s5);                                           \
+	T fb_s7 = OR(x0, x1);                                                 \
+	T fb_s8 = XOR(x2, fb_s4);                                             \
+	T fb_s9 = ANDN(fb_s8, fb_s7);                                         \
+	T fb_s10 = XOR(x0, x2);                                               \
+	T fb_s11 = AND(x0, x3);                                               \
+	T fb_s12 = OR(fb_s10, fb_s11);                                        \
+	T fb_s13 = XOR(x1, x2);                                               \
+	T fb_s14 = ANDN(fb_s4, fb_s13);                                       \
+	T fb_s15 = AND(x1, x2);                                               \
+	T fb_s16 = XOR(fb_s6, fb_s15);                                        \
+	T fb_s17 = AND(x3, fb_s6);                                            \
+	T fb_s18 = XOR(fb_s9, fb_s17);                                        \
+	T fb_s19 = AND(x1, fb_s6);                                            \
+	T fb_s20 = XOR(fb_s12, fb_s19);                                       \
+	T fb_s21 = XOR(fb_s14, fb_s11);                                       \
+	x0 = fb_s16; x1 = fb_s18; x2 = fb_s20; x3 = fb_s21;                   \
+} while (0)
+
+/* SI6: 17 two-input gates, depth 4 */
+#define FB_SERPENT_SI6_L2D_FLIP 0xfu
+#define FB_SERPENT_SI6_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = ANDN(x2, x0);                                               \
+	T fb_s5 = XOR(x3, fb_s4);                                             \
+	T fb_s6 = AND(x0, x3);                                                \
+	T fb_s7 = OR(x2, x3);                                                 \
+	T fb_s8 = XOR(fb_s6, fb_s7);                                          \
+	T fb_s9 = ANDN(x0, x2);                                               \
+	T fb_s10 = XOR(x3, fb_s9);                                            \
+	T fb_s11 = OR(x0, x3);                                                \
+	T fb_s12 = XOR(x2, fb_s11);                                           \
+	T fb_s13 = ANDN(x1, fb_s5);                                           \
+	T fb_s14 = AND(x1, fb_s8);                                            \
+	T fb_s15 = XOR(fb_s13, fb_s14);                                       \
+	T fb_s16 = XOR(x1, fb_s10);                                           \
+	T fb_s17 = OR(x1, fb_s8);                                             \
+	T fb_s18 = XOR(fb_s12, fb_s17);                                       \
+	T fb_s19 = AND(x1, fb_s5);                                            \
+	T fb_s20 = XOR(fb_s19, fb_s17);                                       \
+	x0 = fb_s15; x1 = fb_s16; x2 = fb_s18; x3 = fb_s20;                   \
+} while (0)
+
+/* SI7: 19 two-input gates, depth 4 */
+#define FB_SERPENT_SI7_L2D_FLIP 0x3u
+#define FB_SERPENT_SI7_L2D(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
+	T fb_s4 = XOR(x0, x1);                                                \
+	T fb_s5 = AND(x0, x3);                                                \
+	T fb_s6 = OR(fb_s4, fb_s5);                                           \
+	T fb_s7 = OR(x1, x2);                                                 \
+	T fb_s8 = XOR(x1, x3);                                                \
+	T fb_s9 = ANDN(fb_s8, fb_s7);                                         \
+	T fb_s10 = ANDN(x0, x2);                                              \
+	T fb_s11 = XOR(x2, x3);                                               \
+	T fb_s12 = ANDN(fb_s10, fb_s11);                                      \
+	T fb_s13 = AND(x0, x1);                                               \
+	T fb_s14 = OR(x2, fb_s13);                                            \
+	T fb_s15 = XOR(x2, fb_s6);                                            \
+	T fb_s16 = XOR(fb_s9, fb_s15);                                        \
+	T fb_s17 = OR(x0, fb_s12);                                            \
+	T fb_s18 = XOR(fb_s9, fb_s17);                                        \
+	T fb_s19 = XOR(x0, fb_s6);                                            \
+	T fb_s20 = XOR(fb_s12, fb_s19);                                       \
+	T fb_s21 = AND(x3, fb_s6);                                            \
+	T fb_s22 = XOR(fb_s14, fb_s21);                                       \
+	x0 = fb_s16; x1 = fb_s18; x2 = fb_s20; x3 = fb_s22;                   \
 } while (0)
 
 /* Gates in all (16 S-boxes each): T3 120, D2 138, L2 248. */
