@@ -54,7 +54,8 @@ static const machine machines[] = {
 		  "mars/portable", NULL },
 		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512", "twofish/avx512-gfni-ct",
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
-		{ "serpent", "serpent/avx512", "serpent/bitslice", "serpent/avx512", "serpent/bitslice", NULL, NULL } } },
+		{ "serpent", "serpent/avx512", "serpent/bitslice", "serpent/avx512", "serpent/bitslice",
+		  "serpent/bitslice-exact", "serpent/bitslice-exact" } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3 | FB_CPU_AMD_ZEN, {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
 		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", NULL, NULL },

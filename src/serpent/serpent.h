@@ -244,7 +244,7 @@ _Static_assert(FB_SERPENT_SI0_L2D_FLIP == FB_SERPENT_SI0_L2_FLIP && FB_SERPENT_S
 		       FB_SERPENT_SI6_L2D_FLIP == FB_SERPENT_SI6_L2_FLIP && FB_SERPENT_SI7_L2D_FLIP == FB_SERPENT_SI7_L2_FLIP,
 	       "kd undoes the complements of both inverse circuit families");
 
-extern const fb_kernel fb_serpent_bitslice;
+extern const fb_kernel fb_serpent_bitslice, fb_serpent_bitslice_exact;
 #if FB_X86
 extern const fb_kernel fb_serpent_avx2, fb_serpent_avx512;
 #endif
