@@ -19,6 +19,20 @@
 
 #include "internal.h"
 
+/* 4x4 transpose of 32-bit words inside each 128-bit lane of the vectors
+ * a, b, c, d of type T, for the intrinsics prefix pfx (_mm256, _mm512): four
+ * vectors of whole blocks <-> four vectors of one word each. Its own
+ * inverse. */
+#define FB_TRANSPOSE4_IN_LANES(T, pfx, a, b, c, d)                                   \
+	do {                                                                         \
+		T t0_ = pfx##_unpacklo_epi32(a, b), t1_ = pfx##_unpackhi_epi32(a, b); \
+		T t2_ = pfx##_unpacklo_epi32(c, d), t3_ = pfx##_unpackhi_epi32(c, d); \
+		a = pfx##_unpacklo_epi64(t0_, t2_);                                  \
+		b = pfx##_unpackhi_epi64(t0_, t2_);                                  \
+		c = pfx##_unpacklo_epi64(t1_, t3_);                                  \
+		d = pfx##_unpackhi_epi64(t1_, t3_);                                  \
+	} while (0)
+
 /* Little-endian word loads and stores. internal.h's fb_load32_le/
  * fb_store32_le work byte by byte, and GCC 12 assembles the stores of a
  * whole block from bytes (about 30 instructions and a failed store
@@ -174,7 +188,7 @@ typedef __m256i fb_b128_v;
 #define FB_B128_ADD(x, y) _mm256_add_epi32(x, y)
 #define FB_B128_SUB(x, y) _mm256_sub_epi32(x, y)
 #define FB_B128_SET1(x) _mm256_set1_epi32((int)(x))
-#define FB_B128_UNPACK(hilo, w, x, y) _mm256_unpack##hilo##_epi##w(x, y)
+#define FB_B128_PFX _mm256
 #define FB_B128_BSWAP32(x)                                                                \
 	_mm256_shuffle_epi8(x, _mm256_set_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203, \
 						0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203))
@@ -199,7 +213,7 @@ typedef __m512i fb_b128_v;
 #define FB_B128_ADD(x, y) _mm512_add_epi32(x, y)
 #define FB_B128_SUB(x, y) _mm512_sub_epi32(x, y)
 #define FB_B128_SET1(x) _mm512_set1_epi32((int)(x))
-#define FB_B128_UNPACK(hilo, w, x, y) _mm512_unpack##hilo##_epi##w(x, y)
+#define FB_B128_PFX _mm512
 #define FB_B128_BSWAP32(x) \
 	_mm512_shuffle_epi8(x, _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203))
 #define FB_B128_CTR_OFFSETS \
@@ -214,17 +228,8 @@ typedef __m512i fb_b128_v;
 #endif
 
 /* 4x4 transpose of dwords inside each 128-bit lane (its own inverse). */
-#define FB_B128_TRANSPOSE4(a, b, c, d)                           \
-	do {                                                     \
-		fb_b128_v t0_ = FB_B128_UNPACK(lo, 32, a, b);    \
-		fb_b128_v t1_ = FB_B128_UNPACK(hi, 32, a, b);    \
-		fb_b128_v t2_ = FB_B128_UNPACK(lo, 32, c, d);    \
-		fb_b128_v t3_ = FB_B128_UNPACK(hi, 32, c, d);    \
-		a = FB_B128_UNPACK(lo, 64, t0_, t2_);            \
-		b = FB_B128_UNPACK(hi, 64, t0_, t2_);            \
-		c = FB_B128_UNPACK(lo, 64, t1_, t3_);            \
-		d = FB_B128_UNPACK(hi, 64, t1_, t3_);            \
-	} while (0)
+#define FB_B128_TRANSPOSE4(a, b, c, d) FB_B128_TRANSPOSE4_(FB_B128_PFX, a, b, c, d)
+#define FB_B128_TRANSPOSE4_(pfx, a, b, c, d) FB_TRANSPOSE4_IN_LANES(fb_b128_v, pfx, a, b, c, d)
 
 /* ---- input and output of one group g (blocks LANES g .. LANES g + LANES-1) */
 

@@ -40,7 +40,17 @@ enum {
 	 * one AVX-512 lane group does, which Intel's cores do not
 	 * (fb_kernel.serial_avoid_on). */
 	FB_CPU_AMD_ZEN = 1u << 19,
+	/* A property: a dependent chain of one-cycle vector integer operations
+	 * runs slower than the same chain of scalar ones (AMD family 1Ah, Zen 5,
+	 * where simple vector operations forward later). Latency-bound one-block
+	 * code prefers the integer pipes there; on Zen 4 and Intel the vector
+	 * form leads (fb_kernel.cpu_needs of the scalar rung). */
+	FB_CPU_SLOW_VEC_CHAIN = 1u << 20,
 };
+
+/* The FB_CPU_ bits that are properties, not instruction sets: they say
+ * where a kernel pays, not what it executes. */
+#define FB_CPU_PROPERTIES (FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN)
 
 /* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */
 #define FB_CPU_AVX512 (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | FB_CPU_AVX512DQ)

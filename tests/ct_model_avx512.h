@@ -255,6 +255,119 @@ static inline __m128i _mm_ternarylogic_epi32(__m128i a, __m128i b, __m128i c, in
 	return a;
 }
 
+/* ---- ymm, for serpent/avx512's groups of up to 8 blocks ---- */
+
+typedef union {
+	uint64_t q[4];
+	uint32_t d[8];
+	uint8_t b[32];
+} __m256i;
+
+static inline __m256i _mm256_setzero_si256(void)
+{
+	__m256i r;
+	memset(&r, 0, sizeof r);
+	return r;
+}
+static inline __m256i _mm256_set1_epi32(int v)
+{
+	__m256i r;
+	for (int i = 0; i < 8; i++)
+		r.d[i] = (uint32_t)v;
+	return r;
+}
+static inline __m256i _mm256_broadcastsi128_si256(__m128i a)
+{
+	__m256i r;
+	memcpy(r.b, a.b, 16);
+	memcpy(r.b + 16, a.b, 16);
+	return r;
+}
+static inline __m256i _mm256_xor_si256(__m256i a, __m256i b)
+{
+	for (int i = 0; i < 8; i++)
+		a.d[i] ^= b.d[i];
+	return a;
+}
+static inline __m256i _mm256_rol_epi32(__m256i a, int n)
+{
+	for (int i = 0; i < 8; i++)
+		a.d[i] = ct_model_rol(a.d[i], (uint32_t)n);
+	return a;
+}
+static inline __m256i _mm256_slli_epi32(__m256i a, int n)
+{
+	for (int i = 0; i < 8; i++)
+		a.d[i] = n > 31 ? 0 : a.d[i] << n;
+	return a;
+}
+static inline __m256i _mm256_ternarylogic_epi32(__m256i a, __m256i b, __m256i c, int imm)
+{
+	for (int i = 0; i < 8; i++)
+		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
+	return a;
+}
+/* the 128-bit-lane unpacks, as for zmm */
+static inline __m256i ct_model_unpack32y(__m256i a, __m256i b, int hi)
+{
+	__m256i r;
+	for (int l = 0; l < 2; l++)
+		for (int j = 0; j < 2; j++) {
+			r.d[4 * l + 2 * j] = a.d[4 * l + 2 * hi + j];
+			r.d[4 * l + 2 * j + 1] = b.d[4 * l + 2 * hi + j];
+		}
+	return r;
+}
+static inline __m256i ct_model_unpack64y(__m256i a, __m256i b, int hi)
+{
+	__m256i r;
+	for (int l = 0; l < 2; l++) {
+		r.q[2 * l] = a.q[2 * l + hi];
+		r.q[2 * l + 1] = b.q[2 * l + hi];
+	}
+	return r;
+}
+#define _mm256_unpacklo_epi32(a, b) ct_model_unpack32y(a, b, 0)
+#define _mm256_unpackhi_epi32(a, b) ct_model_unpack32y(a, b, 1)
+#define _mm256_unpacklo_epi64(a, b) ct_model_unpack64y(a, b, 0)
+#define _mm256_unpackhi_epi64(a, b) ct_model_unpack64y(a, b, 1)
+/* k is public (a length): only the selected words are read or written */
+static inline __m256i _mm256_maskz_loadu_epi32(__mmask8 k, const void *p)
+{
+	__m256i r = _mm256_setzero_si256();
+	for (int i = 0; i < 8; i++)
+		if (k >> i & 1)
+			memcpy(&r.d[i], (const uint8_t *)p + 4 * i, 4);
+	return r;
+}
+static inline void _mm256_mask_storeu_epi32(void *p, __mmask8 k, __m256i a)
+{
+	for (int i = 0; i < 8; i++)
+		if (k >> i & 1)
+			memcpy((uint8_t *)p + 4 * i, &a.d[i], 4);
+}
+/* valignd: (a:b) >> 32n, the low 8 words */
+static inline __m256i _mm256_alignr_epi32(__m256i a, __m256i b, int n)
+{
+	__m256i r;
+	for (int i = 0; i < 8; i++)
+		r.d[i] = i + n < 8 ? b.d[i + n] : a.d[i + n - 8];
+	return r;
+}
+
+static inline __m256i _mm512_castsi512_si256(__m512i a)
+{
+	__m256i r;
+	memcpy(&r, &a, sizeof r);
+	return r;
+}
+static inline __m256i _mm512_extracti64x4_epi64(__m512i a, int i)
+{
+	__m256i r;
+	memcpy(&r, &a.q[4 * (i & 1)], sizeof r);
+	return r;
+}
+
 /* ---- 64-bit lanes, shared by aes/vaes-avx512 and twofish/avx512-gfni-ct ---- */
 
 static inline __m512i _mm512_set1_epi64(long long v)

@@ -27,11 +27,6 @@
 #include "ct_model_avx512.h"
 
 typedef uint64_t __mmask64;
-typedef union {
-	uint64_t q[4];
-	uint32_t d[8];
-	uint8_t b[32];
-} __m256i;
 
 /* ---- bit planes --------------------------------------------------------------------------- */
 
@@ -218,24 +213,6 @@ static inline __m512i _mm512_permutex2var_epi64(__m512i a, __m512i idx, __m512i 
 	return r;
 }
 /* 256- and 128-bit parts */
-static inline __m256i _mm512_castsi512_si256(__m512i a)
-{
-	__m256i r;
-	memcpy(&r, &a, sizeof r);
-	return r;
-}
-static inline __m256i _mm512_extracti64x4_epi64(__m512i a, int i)
-{
-	__m256i r;
-	memcpy(&r, &a.q[4 * (i & 1)], sizeof r);
-	return r;
-}
-static inline __m256i _mm256_xor_si256(__m256i a, __m256i b)
-{
-	for (int i = 0; i < 4; i++)
-		a.q[i] ^= b.q[i];
-	return a;
-}
 static inline __m128i _mm256_castsi256_si128(__m256i a)
 {
 	__m128i r;

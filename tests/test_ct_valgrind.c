@@ -693,8 +693,8 @@ static int check_family(const char *family, int *ran)
 		if (strcmp(info.family, family) || !info.constant_time)
 			continue;
 		const fb_kernel *k = fb_kernel_by_name(info.name);
-		/* FB_CPU_AMD_ZEN says where a kernel pays, not what it executes */
-		uint32_t needs = k->cpu_needs & ~FB_CPU_AMD_ZEN;
+		/* properties say where a kernel pays, not what it executes */
+		uint32_t needs = k->cpu_needs & ~(uint32_t)FB_CPU_PROPERTIES;
 		if ((fb_cpu_features() & needs) != needs) {
 			printf("%-30s skipped: not run natively (valgrind's CPU lacks %s)\n", info.name,
 			       info.cpu_needs);

@@ -55,6 +55,18 @@ static const machine machines[] = {
 		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512", "twofish/avx512-gfni-ct",
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/bitslice", "serpent/avx512", "serpent/bitslice",
+		  NULL, NULL } } },
+	{ "AVX-512 + GFNI + VAES on AMD Zen 5", AVX512_ALL | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN, {
+		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/gfni-avx512", "des/table",
+		  "des/gfni-avx512" },
+		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
+		  "aes/vaes-avx2" },
+		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx512", "mars/portable", "mars/permute-avx512", "mars/permute-avx512",
+		  "mars/portable", NULL },
+		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512", "twofish/avx512-gfni-ct",
+		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
+		{ "serpent", "serpent/avx512", "serpent/bitslice", "serpent/avx512", "serpent/bitslice",
 		  "serpent/bitslice-exact", "serpent/bitslice-exact" } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3 | FB_CPU_AMD_ZEN, {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },

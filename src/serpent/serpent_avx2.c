@@ -18,6 +18,7 @@
  * constant-time.
  */
 #include "serpent.h"
+#include "../block128_simd.h"
 
 #if FB_X86
 #include <immintrin.h>
@@ -118,12 +119,7 @@ static inline size_t groups_of(size_t m)
  */
 INL void transpose(V *x)
 {
-	V t0 = _mm256_unpacklo_epi32(x[0], x[1]), t1 = _mm256_unpackhi_epi32(x[0], x[1]);
-	V t2 = _mm256_unpacklo_epi32(x[2], x[3]), t3 = _mm256_unpackhi_epi32(x[2], x[3]);
-	x[0] = _mm256_unpacklo_epi64(t0, t2);
-	x[1] = _mm256_unpackhi_epi64(t0, t2);
-	x[2] = _mm256_unpacklo_epi64(t1, t3);
-	x[3] = _mm256_unpackhi_epi64(t1, t3);
+	FB_TRANSPOSE4_IN_LANES(V, _mm256, x[0], x[1], x[2], x[3]);
 }
 
 /* Element mask of register i (blocks 2i, 2i+1) when n <= 8 blocks are

@@ -19,6 +19,7 @@
  * Not constant-time: the gathers' addresses depend on key and data.
  */
 #include "twofish_impl.h"
+#include "../block128_simd.h"
 
 #if FB_X86
 #include <immintrin.h>
@@ -138,12 +139,7 @@ TF_AVX2 TF_INLINE void tf2_crypt_words(const twofish_table_ks *ks, __m256i *v, i
  * 4L+j belongs to block 2j+L of the 8. */
 TF_AVX2 TF_INLINE void tf2_transpose(__m256i *v)
 {
-	__m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]), t1 = _mm256_unpackhi_epi32(v[0], v[1]);
-	__m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]), t3 = _mm256_unpackhi_epi32(v[2], v[3]);
-	v[0] = _mm256_unpacklo_epi64(t0, t2);
-	v[1] = _mm256_unpackhi_epi64(t0, t2);
-	v[2] = _mm256_unpacklo_epi64(t1, t3);
-	v[3] = _mm256_unpackhi_epi64(t1, t3);
+	FB_TRANSPOSE4_IN_LANES(__m256i, _mm256, v[0], v[1], v[2], v[3]);
 }
 
 TF_AVX2 TF_INLINE void tf2_load(__m256i *x, const uint8_t *in, int ng)

@@ -31,6 +31,7 @@
  * (faster for short runs, not constant-time).
  */
 #include "twofish_impl.h"
+#include "../block128_simd.h"
 #include "twofish_tables.h"
 
 #if FB_X86
@@ -278,12 +279,7 @@ TF_AVX512 TF_INLINE void tf_crypt_words(const twofish_vperm_ks *ks, __m512i *v, 
  * belongs to block 4j+L of the 16. */
 TF_AVX512 TF_INLINE void tf_transpose(__m512i *v)
 {
-	__m512i t0 = _mm512_unpacklo_epi32(v[0], v[1]), t1 = _mm512_unpackhi_epi32(v[0], v[1]);
-	__m512i t2 = _mm512_unpacklo_epi32(v[2], v[3]), t3 = _mm512_unpackhi_epi32(v[2], v[3]);
-	v[0] = _mm512_unpacklo_epi64(t0, t2);
-	v[1] = _mm512_unpackhi_epi64(t0, t2);
-	v[2] = _mm512_unpacklo_epi64(t1, t3);
-	v[3] = _mm512_unpackhi_epi64(t1, t3);
+	FB_TRANSPOSE4_IN_LANES(__m512i, _mm512, v[0], v[1], v[2], v[3]);
 }
 
 TF_AVX512 TF_INLINE void tf_transpose_all(__m512i *v, int ns)
