@@ -437,11 +437,11 @@ static T512 void cbc_dec8(const serpent_ks *ks, uint8_t *out, const uint8_t *in,
 		 * any store, so out == in works */
 		Y s[4], c[4], sh[4], last = _mm256_broadcastsi128_si256(*prev);
 		for (unsigned i = 0; i < 4; i++) {
-			c[i] = _mm256_maskz_loadu_epi32(reg_mask8(n, i), in + 32 * i);
+			s[i] = c[i] = _mm256_maskz_loadu_epi32(reg_mask8(n, i), in + 32 * i);
 			sh[i] = _mm256_alignr_epi32(c[i], last, 4);
 			last = c[i];
 		}
-		load8(s, in, n, NULL);
+		transpose8(s);
 		dec_8(ks->k, s);
 		store8(out, s, n, sh);
 	}
