@@ -694,14 +694,10 @@ static int run_message(fb_ctx *ctx, const uint8_t *in, size_t in_len, uint8_t *o
 	if (rc)
 		return rc;
 	if (s->mode == FB_XTS) {
-		/* The whole data unit in one pass, the last two blocks stolen:
-		 * streaming would split it into a held-back block and the rest. */
-		size_t bs = s->bs, r = in_len % bs, full = in_len / bs - (r ? 1 : 0);
-		fb_mode_blocks(s, out, in, full);
-		if (r)
-			fb_mode_xts_tail(s, out + full * bs, in + full * bs, r);
+		/* The whole data unit in one pass: streaming would split it into
+		 * a held-back block and the rest. */
 		*out_len = in_len;
-		return FB_OK;
+		return fb_mode_xts_unit(s, out, in, in_len);
 	}
 	if (in_len)
 		rc = fb_stream_update(s, out, out_cap, &a, in, in_len);
@@ -754,34 +750,45 @@ static int oneshot(enum fb_direction dir, const fb_cipher *c, const uint8_t *key
 	return rc;
 }
 
-/* An XTS data unit on a ready context: the tweak is encrypted into s->iv,
- * which stays there (the context is as fb_init with this tweak left it),
- * and the unit runs whole, its last two blocks stolen. Nothing else of the
- * context is read or written, so this needs none of restart's resets: a
- * 16-byte unit (disk sectors have 512 or 4096) is about 100 instructions
- * shorter. */
-static int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t *in, size_t in_len, uint8_t *out,
-		       size_t out_cap, size_t *out_len)
+/* An XTS data unit on a ready context: the tweak goes into s->iv, to be
+ * encrypted there, and the unit runs whole; the context is left as fb_init
+ * with this tweak leaves it. Nothing else of the context is read or
+ * written, so this needs none of restart's resets, and it is a tail call
+ * from fb_message to the mode's: no stack frame on the way (a 16-byte unit,
+ * where disk sectors have 512 or 4096, is mostly this path). */
+static NOINLINE int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t *in, size_t in_len, uint8_t *out,
+				size_t out_cap, size_t *out_len)
 {
-	const size_t bs = 16; /* XTS is defined for 128-bit blocks only: no division */
-	size_t r = in_len % bs, full = in_len / bs - (r ? 1 : 0);
-	if (in_len < bs)
+	if (in_len < 16) /* XTS is defined for 128-bit blocks only */
 		return FB_ERR_DATA_LENGTH;
 	if (in_len > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
 	if (fb_overlap_bad(out, in_len, in, in_len))
 		return FB_ERR_OVERLAP;
-	s->ser->encrypt(s->ks_tweak, s->iv, tweak, 1);
-	s->tweak_pending = 0;
-	uint8_t start[16];
-	fb_copy_small(start, s->iv, bs);
-	fb_mode_blocks(s, out, in, full);
-	if (r)
-		fb_mode_xts_tail(s, out + full * bs, in + full * bs, r);
-	fb_copy_small(s->iv, start, bs);
-	fb_wipe(start, sizeof start);
+	fb_copy_small(s->iv, tweak, 16); /* before out, which tweak may share, is written */
+	s->tweak_pending = 1;
 	*out_len = in_len;
-	return FB_OK;
+	return fb_mode_xts_unit(s, out, in, in_len);
+}
+
+/* fb_message's general path: the stream restarts at iv, the message runs,
+ * and the context goes back to the start. Out of line, so that fb_message
+ * has no stack frame on its way to xts_message. */
+static NOINLINE int message_restart(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+				    uint8_t *out, size_t out_cap, size_t *out_len)
+{
+	fb_state *s = state_of(ctx);
+	restart(s, iv, iv_len);
+	uint8_t start[16]; /* the chaining value (XTS: the tweak) to return to */
+	memcpy(start, s->iv, sizeof start);
+	int pending = s->tweak_pending;
+	int rc = run_message(ctx, in, in_len, out, out_cap, out_len);
+	if (s->mode != FB_XTS) /* XTS's whole-unit run moves only the tweak */
+		restart(s, NULL, 0);
+	memcpy(s->iv, start, sizeof start);
+	s->tweak_pending = pending;
+	fb_wipe(start, sizeof start);
+	return rc;
 }
 
 int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
@@ -799,17 +806,7 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 		return FB_ERR_IV_LENGTH;
 	if (s->mode == FB_XTS && !s->buf_len)
 		return xts_message(s, iv, in, in_len, out, clamp_cap(out, out_cap), out_len);
-	restart(s, iv, iv_len);
-	uint8_t start[16]; /* the chaining value (XTS: the tweak) to return to */
-	memcpy(start, s->iv, sizeof start);
-	int pending = s->tweak_pending;
-	rc = run_message(ctx, in, in_len, out, clamp_cap(out, out_cap), out_len);
-	if (s->mode != FB_XTS) /* XTS's whole-unit run moves only the tweak */
-		restart(s, NULL, 0);
-	memcpy(s->iv, start, sizeof start);
-	s->tweak_pending = pending;
-	fb_wipe(start, sizeof start);
-	return rc;
+	return message_restart(ctx, iv, iv_len, in, in_len, out, clamp_cap(out, out_cap), out_len);
 }
 
 int fb_encrypt(const fb_cipher *c, const uint8_t *key, size_t key_len, const uint8_t *iv,

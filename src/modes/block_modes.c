@@ -304,7 +304,8 @@ static void xts_one(fb_state *s, uint8_t *out, const uint8_t *in, const uint8_t 
 	fb_xor(out, x, t, 16);
 }
 
-void fb_xts_tweak_ready(fb_state *s)
+/* XTS: encrypts a tweak still as given (tweak_pending) into s->iv. */
+static inline void xts_tweak_ready(fb_state *s)
 {
 	if (s->tweak_pending) {
 		s->ser->encrypt(s->ks_tweak, s->iv, s->iv, 1);
@@ -315,7 +316,7 @@ void fb_xts_tweak_ready(fb_state *s)
 void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r)
 {
 	uint8_t t1[16], t2[16], a[16], b[16];
-	fb_xts_tweak_ready(s);
+	xts_tweak_ready(s);
 	memcpy(t1, s->iv, 16);
 	memcpy(t2, t1, 16);
 	xts_mul_alpha(t2);
@@ -452,6 +453,41 @@ static inline __attribute__((always_inline)) void par_run(fb_state *s, fb_blocks
 		run(s, out, in, n);
 }
 
+/* XTS out of line: the tweak's call before the run would otherwise give
+ * fb_mode_blocks a stack frame on every mode's path (a 16-byte AES-CBC
+ * EVP update: four register saves, about 4 TSC ticks on Zen 4). */
+static NOINLINE void xts_run(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	xts_tweak_ready(s);
+	par_run(s, xts_blocks, xts_starts, out, in, n);
+}
+
+/* A unit whose length is not a whole number of blocks: the full blocks,
+ * then the last one and the partial one stolen. */
+static NOINLINE void xts_unit_stolen(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	size_t r = len & 15, full = (len >> 4) - 1;
+	if (full)
+		par_run(s, xts_blocks, xts_starts, out, in, full);
+	fb_mode_xts_tail(s, out + 16 * full, in + 16 * full, r);
+}
+
+int fb_mode_xts_unit(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	uint8_t start[16];
+	int pending = s->tweak_pending;
+	fb_copy_small(start, s->iv, 16);
+	xts_tweak_ready(s);
+	if (len & 15)
+		xts_unit_stolen(s, out, in, len);
+	else
+		par_run(s, xts_blocks, xts_starts, out, in, len >> 4);
+	fb_copy_small(s->iv, start, 16);
+	s->tweak_pending = pending;
+	fb_wipe(start, sizeof start);
+	return FB_OK;
+}
+
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 {
 	if (!n)
@@ -464,10 +500,7 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 		else
 			par_run(s, cbc_decrypt, chain_starts, out, in, n);
 		break;
-	case FB_XTS:
-		fb_xts_tweak_ready(s);
-		par_run(s, xts_blocks, xts_starts, out, in, n);
-		break;
+	case FB_XTS: xts_run(s, out, in, n); break;
 	default: break;
 	}
 }

@@ -27,7 +27,7 @@ typedef struct fb_rung {
 typedef struct fb_state {
 	uint32_t magic;
 	/* XTS: iv holds the tweak as given; its encryption waits for the first
-	 * block (fb_xts_tweak_ready), so fb_init costs the key setup alone. */
+	 * block (xts_tweak_ready in block_modes.c), so fb_init costs the key setup alone. */
 	int tweak_pending;
 	const fb_cipher *c;
 	const fb_kernel *par, *ser; /* parallel batches; serial chains */
@@ -163,8 +163,11 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);
 void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
 /* XTS ciphertext stealing over the last full block plus r bytes (0<r<bs). */
 void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r);
-/* XTS: encrypts a tweak still as given (tweak_pending) into s->iv. */
-void fb_xts_tweak_ready(fb_state *s);
+/* XTS: one whole data unit of len >= 16 bytes, the last two blocks stolen,
+ * from the tweak in s->iv; the tweak (and whether it waits to be
+ * encrypted) is as before afterwards, so the next unit or update starts
+ * where this one did. Returns FB_OK, so that callers end in a tail call. */
+int fb_mode_xts_unit(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
 
 /* Keystream bytes a streaming CTR context keeps for kernel k (0: none):
  * one natural batch of k, at most 4 KB. */
