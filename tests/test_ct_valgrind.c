@@ -4,7 +4,7 @@
  *   valgrind --error-exitcode=1 --track-origins=yes test_ct_valgrind [KERNEL...]
  *
  * The key and the data are marked undefined (VALGRIND_MAKE_MEM_UNDEFINED)
- * before setkey, encrypt, decrypt, ctr32 and cbc_dec run, for DES, two-key
+ * before setkey, encrypt, decrypt, ctr32, cbc_dec and cfb_dec run, for DES, two-key
  * and three-key EDE and run lengths that reach every path (short runs,
  * partial and full batches, several batches). Memcheck then reports any
  * conditional jump or memory address that depends on them: the kernel is
@@ -31,7 +31,7 @@
  * multi-stream API (fb_multi_crypt, src/modes/multi.c) over both modelled engines.
  * family:NAME: every constant-time kernel of that family valgrind runs, and
  * the family's models (other families: setkey and every step - encrypt,
- * decrypt and the fused CTR, CBC and XTS steps - against the family's
+ * decrypt and the fused CTR, CBC, CFB and XTS steps - against the family's
  * portable kernel, every run length from one block to a batch and one
  * more, then two batches less one and three and five blocks). With
  * kernel names: those (a kernel that is not constant-time, such as
@@ -303,8 +303,8 @@ static const fb_kernel *reference_of(const char *family)
 
 #define MAXN 600
 #define MAXB (16 * MAXN)
-enum { OP_ENC, OP_DEC, OP_CTR, OP_CBC_DEC, OP_CBC_ENC, OP_XTS_ENC, OP_XTS_DEC, NOPS };
-static const char *const op_names[NOPS] = { "encrypt", "decrypt", "ctr32", "cbc_dec", "cbc_enc",
+enum { OP_ENC, OP_DEC, OP_CTR, OP_CBC_DEC, OP_CBC_ENC, OP_CFB_DEC, OP_XTS_ENC, OP_XTS_DEC, NOPS };
+static const char *const op_names[NOPS] = { "encrypt", "decrypt", "ctr32", "cbc_dec", "cbc_enc", "cfb_dec",
 					    "xts_enc", "xts_dec" };
 
 /* Run lengths that reach every path of a kernel of this batch: for the
@@ -371,6 +371,11 @@ static void reference(const fb_kernel *r, const void *kr, int op, uint8_t *ref, 
 			r->encrypt(kr, y, blk, 1);
 			memcpy(ch, y, bs);
 			break;
+		case OP_CFB_DEC:
+			r->encrypt(kr, blk, ch, 1);
+			for (unsigned j = 0; j < bs; j++) y[j] = blk[j] ^ x[j];
+			memcpy(ch, x, bs);
+			break;
 		default: /* XTS: the tweak is given already encrypted */
 			for (unsigned j = 0; j < bs; j++) blk[j] = x[j] ^ ch[j];
 			if (op == OP_XTS_ENC) r->encrypt(kr, blk, blk, 1); else r->decrypt(kr, blk, blk, 1);
@@ -390,6 +395,7 @@ static int run_op(const fb_kernel *k, const void *ks, int op, uint8_t *out, cons
 	case OP_CTR: if (!k->ctr32) return 0; k->ctr32(ks, out, sec, n, siv); return 1;
 	case OP_CBC_DEC: if (!k->cbc_dec) return 0; k->cbc_dec(ks, out, sec, n, siv); return 1;
 	case OP_CBC_ENC: if (!k->cbc_enc) return 0; k->cbc_enc(ks, out, sec, n, siv); return 1;
+	case OP_CFB_DEC: if (!k->cfb_dec) return 0; k->cfb_dec(ks, out, sec, n, siv); return 1;
 	case OP_XTS_ENC: if (!k->xts_enc) return 0; k->xts_enc(ks, out, sec, n, siv); return 1;
 	default: if (!k->xts_dec) return 0; k->xts_dec(ks, out, sec, n, siv); return 1;
 	}

@@ -136,9 +136,23 @@ static inline __mmask8 lane_mask(size_t b0, size_t n)
 	return b0 + 8 <= n ? 0xFF : b0 < n ? (__mmask8)((1u << (n - b0)) - 1) : 0;
 }
 
-/* n (1..512) blocks from in -> planes st (after IP); with chain, each plane
- * XORed with chain[its slot ^ cswap] on the way (multi-stream CBC). */
-#define IN512_BODY(st, in, n, chain, cswap) do { \
+/* Blocks b0..b0+7 of a batch of n: from in, or with prev (CBC's previous
+ * ciphertexts, CFB decryption's keystream inputs) each from the block
+ * before it, *prev (every qword the same) before the first. */
+TGT static inline __attribute__((always_inline)) V in512_load(const uint8_t *in, size_t b0, size_t n, const V *prev)
+{
+	__mmask8 m = lane_mask(b0, n);
+	if (!prev)
+		return _mm512_maskz_loadu_epi64(m, in + 8 * b0);
+	if (b0)
+		return _mm512_maskz_loadu_epi64(m, in + 8 * b0 - 8);
+	return _mm512_alignr_epi64(_mm512_maskz_loadu_epi64(m, in), *prev, 7);
+}
+
+/* n (1..512) blocks from in -> planes st (after IP), as in512_load reads
+ * them; with chain, each plane XORed with chain[its slot ^ cswap] on the
+ * way (multi-stream CBC). */
+#define IN512_BODY(st, in, n, prev, chain, cswap) do { \
 	V tmp[64]; \
 	const V bt = _mm512_loadu_si512(bt_idx), gf = _mm512_set1_epi64((long long)GF_IN); \
 	_Pragma("GCC unroll 8") \
@@ -146,8 +160,7 @@ static inline __mmask8 lane_mask(size_t b0, size_t n)
 		V z[8]; \
 		_Pragma("GCC unroll 8") \
 		for (int s = 0; s < 8; s++) { \
-			size_t b0 = 64 * (size_t)g + 8 * (size_t)s; \
-			V x = _mm512_maskz_loadu_epi64(lane_mask(b0, n), in + 8 * b0); \
+			V x = in512_load(in, 64 * (size_t)g + 8 * (size_t)s, n, prev); \
 			x = _mm512_permutexvar_epi8(bt, x); \
 			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0); \
 		} \
@@ -171,9 +184,14 @@ static inline __mmask8 lane_mask(size_t b0, size_t n)
 	} \
 } while (0)
 
-TGT static void in512(V *st, const uint8_t *in, size_t n)
+TGT static void in512p(V *st, const uint8_t *in, size_t n, const V *prev)
 {
-	IN512_BODY(st, in, n, (const V *)NULL, 0);
+	IN512_BODY(st, in, n, prev, (const V *)NULL, 0);
+}
+
+TGT static inline void in512(V *st, const uint8_t *in, size_t n)
+{
+	in512p(st, in, n, NULL);
 }
 
 enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
@@ -215,18 +233,8 @@ TGT static inline void out512(uint8_t *out, const V *st, size_t n, int how, cons
 				continue;
 			V x = _mm512_gf2p8affine_epi64_epi8(gf, z[s], 0);
 			x = _mm512_permutexvar_epi8(bt, x);
-			if (how == OUT_XOR) {
-				x = _mm512_xor_si512(x, _mm512_maskz_loadu_epi64(m, src + 8 * b0));
-			} else if (how == OUT_CBC) {
-				V prev;
-				if (b0) {
-					prev = _mm512_maskz_loadu_epi64(m, src + 8 * b0 - 8);
-				} else {
-					V c = _mm512_maskz_loadu_epi64(m, src);
-					prev = _mm512_alignr_epi64(c, iv, 7);
-				}
-				x = _mm512_xor_si512(x, prev);
-			}
+			if (how != OUT_PLAIN)
+				x = _mm512_xor_si512(x, in512_load(src, b0, n, how == OUT_CBC ? &iv : NULL));
 			_mm512_mask_storeu_epi64(out + 8 * b0, m, x);
 		}
 	}
@@ -302,7 +310,7 @@ _Static_assert(DES_BS512_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key pl
  * batch, so lane group j (lanes 8j..8j+7) is byte j of every plane. */
 TGT static void in512c(V *st, const uint8_t *in, size_t n, const V *chain, unsigned cswap)
 {
-	IN512_BODY(st, in, n, chain, cswap);
+	IN512_BODY(st, in, n, (const V *)NULL, chain, cswap);
 }
 
 /* ---- gathers, scatters, prefetches
@@ -604,7 +612,13 @@ TGT static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 	fb_store32_be(ctr + 4, lo);
 }
 
-TGT static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+/* CBC decryption (cfb 0) or CFB decryption (cfb 1) of n blocks: both XOR
+ * each output with the ciphertext block before it (iv before the first),
+ * CBC after decrypting the block, CFB after encrypting that previous block,
+ * which the input transposition reads straight from in (one block behind)
+ * instead of a copy. The output goes last block first (in-place safe). */
+TGT static inline void bs512_chain_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
+				       int cfb)
 {
 	const des_bs_ks *ks = ksp;
 	_Alignas(64) V st[64];
@@ -614,15 +628,26 @@ TGT static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, 
 		size_t m = n < 512 ? n : 512;
 		uint64_t next;
 		memcpy(&next, in + 8 * (m - 1), 8); /* before an in-place overwrite */
-		in512(st, in, m);
-		crypt512(st, ks, 1);
-		out512(out, st, m, OUT_CBC, in, _mm512_set1_epi64((long long)chain));
+		const V prev = _mm512_set1_epi64((long long)chain);
+		in512p(st, in, m, cfb ? &prev : NULL);
+		crypt512(st, ks, !cfb);
+		out512(out, st, m, cfb ? OUT_XOR : OUT_CBC, in, prev);
 		chain = next;
 		in += 8 * m;
 		out += 8 * m;
 		n -= m;
 	}
 	memcpy(iv, &chain, 8);
+}
+
+TGT static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	bs512_chain_dec(ksp, out, in, n, iv, 0);
+}
+
+TGT static void bs512_cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	bs512_chain_dec(ksp, out, in, n, iv, 1);
 }
 
 /* ---- key setup: the bitsliced round-key words, by bit gathers
@@ -652,7 +677,7 @@ const fb_kernel fb_des_bs_avx512 = {
 	.setkey = bs512_setkey,
 	.fills_schedule = 1,
 	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32,
-	.cbc_dec = bs512_cbc_dec, .lanes = &fb_des_bs512_lanes,
+	.cbc_dec = bs512_cbc_dec, .cfb_dec = bs512_cfb_dec, .lanes = &fb_des_bs512_lanes,
 };
 
 #endif /* FB_X86 */
