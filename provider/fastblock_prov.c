@@ -523,6 +523,16 @@ static inline void blk_copy(uint8_t *d, const uint8_t *s, size_t n)
 		memcpy(d, s, n);
 }
 
+/* A chaining value of bs (8 or 16) bytes: two fixed moves and no libc
+ * fallback, whose call would give a caller's short path register saves. */
+static inline void chain_copy(uint8_t *d, const uint8_t *s, unsigned bs)
+{
+	if (bs == 16)
+		memcpy(d, s, 16);
+	else
+		memcpy(d, s, 8);
+}
+
 /* Zeroes a 16-byte scratch block; the empty asm makes the compiler keep
  * the stores (it must assume they are read). */
 static inline void wipe_block(uint8_t b[16])
@@ -549,12 +559,12 @@ static inline __attribute__((always_inline)) int fbp_blocks(fbp_ctx *x, uint8_t 
 		return 1;
 	int cbc = fbmode(x) == FB_CBC;
 	if (cbc && !x->enc) /* before an in-place call overwrites it */
-		blk_copy(x->chain, in + n - bs, bs);
+		chain_copy(x->chain, in + n - bs, bs);
 	int rc = fb_update(x->fb, out, n, got, in, n);
 	if (rc != FB_OK)
 		return fbp_blocks_failed(x, rc);
 	if (cbc && x->enc)
-		blk_copy(x->chain, out + n - bs, bs);
+		chain_copy(x->chain, out + n - bs, bs);
 	return 1;
 }
 
@@ -574,12 +584,7 @@ static __attribute__((noinline)) int fbp_whole_blocks(fbp_ctx *x, uint8_t *out, 
 	if (fbmode(x) == FB_CBC) {
 		if (x->enc)
 			return fbp_cbc_enc_blocks(x, out, in, n, got);
-		/* before an in-place call overwrites it; bs is 8 or 16, so no
-		 * memcpy call (and no registers saved for one) */
-		if (x->bs == 16)
-			memcpy(x->chain, in + n - 16, 16);
-		else
-			memcpy(x->chain, in + n - 8, 8);
+		chain_copy(x->chain, in + n - x->bs, x->bs); /* before an in-place call overwrites it */
 	}
 	int rc = fb_update(x->fb, out, n, got, in, n);
 	return rc == FB_OK ? 1 : fbp_blocks_failed(x, rc);
@@ -689,7 +694,7 @@ static void fbp_block_done(fbp_ctx *x, const uint8_t *in, const uint8_t *out)
 	unsigned bs = x->bs;
 	switch (fbmode(x)) {
 	case FB_CFB:
-		blk_copy(x->chain, x->enc ? out : in, bs);
+		chain_copy(x->chain, x->enc ? out : in, bs);
 		break;
 	case FB_OFB:
 		for (unsigned i = 0; i < bs; i++)
