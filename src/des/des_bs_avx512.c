@@ -42,40 +42,63 @@ typedef __m512i V;
 /* R plane p XOR round-key bit j (k points at the round's 48 words). */
 #define KX(p, j) _mm512_xor_si512((p), _mm512_set1_epi32((int)k[j]))
 
-TGT static inline void round512(V *restrict a, const V *restrict b, const uint32_t *k)
+TGT static __attribute__((noinline)) void round512(V *restrict a, const V *restrict b, const uint32_t *k)
 {
 	DES_BS_LUT_ROUND(a, b, KX);
 }
 
 /* One DES pass (16 rounds) over st with the 16x48 key words rk, forwards
  * (encryption) or backwards. swap exchanges the roles of the halves, which
- * is how the second pass of EDE continues from the first. */
-TGT static void pass512(V *st, const uint32_t *rk, int dec, int swap)
+ * is how the second pass of EDE continues from the first. With a second
+ * batch su (else NULL) the two batches' rounds alternate: a round's
+ * S-boxes read the planes the round before stored, and the other batch's
+ * round, independent, fills that wait (Zen 4, 8 KB: ECB 0.93-0.95 of the
+ * time of one batch after the other, CBC and CFB decryption 0.97-0.98;
+ * CTR, whose input needs no transposition, gained nothing and runs one
+ * batch at a time). */
+TGT static void pass512(V *st, V *su, const uint32_t *rk, int dec, int swap)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
+	V *c = su && swap ? su + 32 : su, *d = su && !swap ? su + 32 : su;
 	const uint32_t *k = dec ? rk + 15 * 48 : rk;
 	ptrdiff_t step = dec ? -48 : 48;
 	for (int r = 0; r < 8; r++) {
 		round512(a, b, k);
+		if (su)
+			round512(c, d, k);
 		k += step;
 		round512(b, a, k);
+		if (su)
+			round512(d, c, k);
 		k += step;
 	}
 }
 
-TGT static void crypt512(V *st, const des_bs_ks *ks, int dec)
+/* The rounds of one batch st, or of two (su, else NULL). */
+TGT static void crypt512(V *st, V *su, const des_bs_ks *ks, int dec)
 {
 	if (ks->nkeys == 1) {
-		pass512(st, ks->rk[0], dec, 0);
+		pass512(st, su, ks->rk[0], dec, 0);
 	} else if (!dec) {
-		pass512(st, ks->rk[0], 0, 0);
-		pass512(st, ks->rk[1], 1, 1);
-		pass512(st, ks->rk[2], 0, 0);
+		pass512(st, su, ks->rk[0], 0, 0);
+		pass512(st, su, ks->rk[1], 1, 1);
+		pass512(st, su, ks->rk[2], 0, 0);
 	} else {
-		pass512(st, ks->rk[2], 1, 0);
-		pass512(st, ks->rk[1], 0, 1);
-		pass512(st, ks->rk[0], 1, 0);
+		pass512(st, su, ks->rk[2], 1, 0);
+		pass512(st, su, ks->rk[1], 0, 1);
+		pass512(st, su, ks->rk[0], 1, 0);
 	}
+}
+
+/* The next step of a run of n (> 0) blocks: one batch, or two while more
+ * than one is left. Sets m[0] and m[1] (0 for one batch) and returns the
+ * number of batches. */
+static inline int batches512(size_t n, size_t m[2])
+{
+	m[0] = n < 512 ? n : 512;
+	n -= m[0];
+	m[1] = n < 512 ? n : 512;
+	return m[1] ? 2 : 1;
 }
 
 /* ---- transposition ---------------------------------------------------------
@@ -572,15 +595,18 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 
 TGT static void bs512_ecb(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
-	_Alignas(64) V st[64];
+	_Alignas(64) V st[2][64];
 	while (n) {
-		size_t m = n < 512 ? n : 512;
-		in512(st, in, m);
-		crypt512(st, ks, dec);
-		out512(out, st, m, OUT_PLAIN, NULL, _mm512_setzero_si512());
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
+		size_t m[2];
+		int nb = batches512(n, m);
+		for (int i = 0; i < nb; i++)
+			in512(st[i], in + 4096 * i, m[i]);
+		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, dec);
+		for (int i = 0; i < nb; i++)
+			out512(out + 4096 * i, st[i], m[i], OUT_PLAIN, NULL, _mm512_setzero_si512());
+		in += 8 * (m[0] + m[1]);
+		out += 8 * (m[0] + m[1]);
+		n -= m[0] + m[1];
 	}
 }
 
@@ -602,7 +628,7 @@ TGT static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 	while (n) {
 		size_t m = n < 512 ? n : 512;
 		ctr_planes512(st, hi, lo);
-		crypt512(st, ks, 0);
+		crypt512(st, NULL, ks, 0);
 		out512(out, st, m, OUT_XOR, in, _mm512_setzero_si512());
 		lo += (uint32_t)m;
 		in += 8 * m;
@@ -621,21 +647,25 @@ TGT static inline void bs512_chain_dec(const void *ksp, uint8_t *out, const uint
 				       int cfb)
 {
 	const des_bs_ks *ks = ksp;
-	_Alignas(64) V st[64];
+	_Alignas(64) V st[2][64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
 	while (n) {
-		size_t m = n < 512 ? n : 512;
-		uint64_t next;
-		memcpy(&next, in + 8 * (m - 1), 8); /* before an in-place overwrite */
-		const V prev = _mm512_set1_epi64((long long)chain);
-		in512p(st, in, m, cfb ? &prev : NULL);
-		crypt512(st, ks, !cfb);
-		out512(out, st, m, cfb ? OUT_XOR : OUT_CBC, in, prev);
+		size_t m[2];
+		int nb = batches512(n, m);
+		uint64_t mid, next; /* the blocks before the second batch and after the step */
+		memcpy(&mid, in + 8 * (m[0] - 1), 8); /* before an in-place overwrite */
+		memcpy(&next, in + 8 * (m[0] + m[1] - 1), 8);
+		const V prev[2] = { _mm512_set1_epi64((long long)chain), _mm512_set1_epi64((long long)mid) };
+		for (int i = 0; i < nb; i++)
+			in512p(st[i], in + 4096 * i, m[i], cfb ? &prev[i] : NULL);
+		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, !cfb);
+		for (int i = 0; i < nb; i++)
+			out512(out + 4096 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 4096 * i, prev[i]);
 		chain = next;
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
+		in += 8 * (m[0] + m[1]);
+		out += 8 * (m[0] + m[1]);
+		n -= m[0] + m[1];
 	}
 	memcpy(iv, &chain, 8);
 }
