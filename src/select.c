@@ -73,6 +73,8 @@ static const char *forced_name(const fb_family *fam, const char *forced, char *b
 	if (forced)
 		return forced;
 	const char *env = fb_env_impl();
+	if (!env || !*env)
+		return NULL; /* the usual case: no strlen on every fb_init */
 	size_t flen = strlen(fam->name);
 	while (env && *env) {
 		const char *end = strchr(env, ',');
