@@ -656,6 +656,7 @@ const fb_kernel fb_aes_aesni = {
 	.ks_size = sizeof(fb_aes_x86_ks),
 	.note = "AES-NI, 8 blocks interleaved, fused CTR, CBC-dec and XTS; one block for serial modes (constant time)",
 	.setkey = fb_aes_ni_setkey,
+	.fills_schedule = 1, /* round keys 0..rounds, and dk only where decrypt runs */
 	.setkey_enc = fb_aes_ni_setkey_enc,
 	.encrypt = fb_aes_ni_encrypt,
 	.decrypt = fb_aes_ni_decrypt,

@@ -370,6 +370,7 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.ks_size = sizeof(fb_aes_x86_ks),
 	.note = "256-bit VAES, 8 x 2 blocks interleaved, fused CTR, CBC-dec and XTS (constant time)",
 	.setkey = fb_aes_ni_setkey,
+	.fills_schedule = 1, /* round keys 0..rounds, and dk only where decrypt runs */
 	.setkey_enc = fb_aes_ni_setkey_enc,
 	.encrypt = encrypt,
 	.decrypt = decrypt,

@@ -413,6 +413,7 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.ks_size = sizeof(fb_aes_x86_ks),
 	.note = "512-bit VAES, 8 x 4 blocks interleaved, fused CTR and CBC-dec (constant time)",
 	.setkey = fb_aes_ni_setkey,
+	.fills_schedule = 1, /* round keys 0..rounds, and dk only where decrypt runs */
 	.setkey_enc = fb_aes_ni_setkey_enc,
 	.encrypt = encrypt,
 	.decrypt = decrypt,
