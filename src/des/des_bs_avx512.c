@@ -52,8 +52,8 @@ TGT static __attribute__((noinline)) void round512(V *restrict a, const V *restr
  * is how the second pass of EDE continues from the first. With a second
  * batch su (else NULL) the two batches' rounds alternate: a round's
  * S-boxes read the planes the round before stored, and the other batch's
- * round, independent, fills that wait (Zen 4, 8 KB: ECB 0.93-0.95 of the
- * time of one batch after the other, CBC and CFB decryption 0.97-0.98;
+ * round, independent, fills that wait (Zen 4, 8 KB: ECB 0.93-0.97 of the
+ * time of one batch after the other, CBC and CFB decryption 0.94-0.99;
  * CTR, whose input needs no transposition, gained nothing and runs one
  * batch at a time). */
 TGT static void pass512(V *st, V *su, const uint32_t *rk, int dec, int swap)
