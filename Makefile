@@ -32,9 +32,12 @@ test-masked: all
 $(ASAN_BUILD)/build.ninja:
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFB_SANITIZE=ON
 
+# The suite under AddressSanitizer and UBSan, quick variants, without the
+# slow tests and the timing ones (label bench: ct_dudect_smoke, whose
+# statistics mean nothing under the sanitizers' instrumentation).
 test-asan: $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && FB_QUICK=1 ctest --output-on-failure -j $(JOBS) -LE slow
+	cd $(ASAN_BUILD) && FB_QUICK=1 ctest --output-on-failure -j $(JOBS) -LE 'slow|bench'
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: header, libraries,
 # CLI, man page, pkg-config and CMake package files; make uninstall removes
