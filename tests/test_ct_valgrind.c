@@ -165,6 +165,13 @@ static inline __m512i _mm512_permutex2var_epi64(__m512i a, __m512i idx, __m512i 
 		r.q[i] = idx.q[i] & 8 ? b.q[idx.q[i] & 7] : a.q[idx.q[i] & 7];
 	return r;
 }
+static inline __m512i _mm512_permutex2var_epi8(__m512i a, __m512i idx, __m512i b)
+{
+	__m512i r; /* indices are constants in the kernels */
+	for (int i = 0; i < 64; i++)
+		r.b[i] = idx.b[i] & 64 ? b.b[idx.b[i] & 63] : a.b[idx.b[i] & 63];
+	return r;
+}
 static inline __m512i _mm512_alignr_epi64(__m512i a, __m512i b, int n)
 {
 	__m512i r;
@@ -233,6 +240,7 @@ static inline __m512i _mm512_movm_epi32(__mmask16 k)
 /* The modelled kernels, renamed so as not to clash with the library's. */
 #define FB_DES_AVX512_EMULATED 1
 #define fb_des_bs_avx512 ct_model_des_bs_avx512
+#define fb_des_bs_avx512_t2b ct_model_des_bs_avx512_t2b
 #define fb_des_bs_avx512_table ct_model_des_bs_avx512_table
 #define fb_des_bs512_lane_keys ct_model_bs512_lane_keys
 #define fb_des_bs512_load ct_model_bs512_load
@@ -661,6 +669,7 @@ static const fb_kernel *contrast_models[3];
 static void models_init(void)
 {
 	models[nmodels++] = &ct_model_des_bs_avx512;
+	models[nmodels++] = &ct_model_des_bs_avx512_t2b;
 	models[nmodels++] = &ct_model_des_gfni_avx512;
 	if (ct_model_vaes_avx2())
 		models[nmodels++] = ct_model_vaes_avx2();

@@ -45,7 +45,7 @@ static const machine machines[] = {
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen (Zen 4)", AVX512_ALL | FB_CPU_AMD_ZEN, {
-		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512-t2b", "des/table64", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
 		  "aes/vaes-avx2" },
@@ -57,7 +57,7 @@ static const machine machines[] = {
 		{ "serpent", "serpent/avx512", "serpent/bitslice", "serpent/avx512", "serpent/bitslice",
 		  NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen 5", AVX512_ALL | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN, {
-		{ "des", "des/bs-avx512", "des/table64", "des/bs-avx512", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512-t2b", "des/table64", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx2",
 		  "aes/vaes-avx2" },

@@ -107,9 +107,10 @@ static inline int batches512(size_t n, size_t m[2])
  * g of every plane. In memory, zmm r = 8g + s holds blocks 8r..8r+7.
  */
 
-/* 8x8 transpose of qwords across z[0..7]: z[i] qword j <-> z[j] qword i,
- * as three exchanges of one index bit each (vpermt2q). */
-TGT static inline void tr8x8q(V z[8])
+/* One exchange of index bit j of z[0..7] with qword-index bit j: z[a]
+ * qword q <-> z[a ^ 1 << j] qword q ^ 1 << j, where bit j of a is 0 and of
+ * q is 1 (vpermt2q). */
+TGT static inline __attribute__((always_inline)) void xchg8q(V z[8], int j)
 {
 	const V lo[3] = {
 		_mm512_setr_epi64(0, 8, 2, 10, 4, 12, 6, 14),
@@ -122,14 +123,34 @@ TGT static inline void tr8x8q(V z[8])
 		_mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15),
 	};
 	_Pragma("GCC unroll 8")
-	for (int j = 0; j < 3; j++)
-		_Pragma("GCC unroll 8")
-		for (int a = 0; a < 8; a++)
-			if (!(a >> j & 1)) {
-				V x = z[a], y = z[a | 1 << j];
-				z[a] = _mm512_permutex2var_epi64(x, lo[j], y);
-				z[a | 1 << j] = _mm512_permutex2var_epi64(x, hi[j], y);
-			}
+	for (int a = 0; a < 8; a++)
+		if (!(a >> j & 1)) {
+			V x = z[a], y = z[a | 1 << j];
+			z[a] = _mm512_permutex2var_epi64(x, lo[j], y);
+			z[a | 1 << j] = _mm512_permutex2var_epi64(x, hi[j], y);
+		}
+}
+
+/* 8x8 transpose of qwords across z[0..7]: z[i] qword j <-> z[j] qword i. */
+TGT static inline void tr8x8q(V z[8])
+{
+	xchg8q(z, 0);
+	xchg8q(z, 1);
+	xchg8q(z, 2);
+}
+
+/* One exchange of index bit j of z[0..7] with a byte-index bit, by the
+ * vpermt2b index vectors ix[0] and ix[1] of the outputs whose bit j is 0
+ * and 1 (bit 6 of an index picks z[a | 1 << j]). */
+TGT static inline __attribute__((always_inline)) void xchg8b(V z[8], int j, const V ix[2])
+{
+	_Pragma("GCC unroll 8")
+	for (int a = 0; a < 8; a++)
+		if (!(a >> j & 1)) {
+			V x = z[a], y = z[a | 1 << j];
+			z[a] = _mm512_permutex2var_epi8(x, ix[0], y);
+			z[a | 1 << j] = _mm512_permutex2var_epi8(x, ix[1], y);
+		}
 }
 
 /* vpermb index: byte 8i+j <- byte 8j+i (8x8 byte transpose in a zmm). */
@@ -154,6 +175,26 @@ static const uint8_t bt_rev_idx[64] = {
 #define GF_IN 0x8040201008040201ull
 #define GF_OUT 0x0102040810204080ull
 
+/* Index vectors for vpermt2b exchanges (bit 6 of an index picks the second
+ * table). B(b, k) is bit k of byte position b. */
+#define B_(b, k) (((b) >> (k)) & 1)
+#define X8_(F, x, b) F(x, b), F(x, b + 1), F(x, b + 2), F(x, b + 3), F(x, b + 4), F(x, b + 5), F(x, b + 6), F(x, b + 7)
+#define X64_(F, x) X8_(F, x, 0), X8_(F, x, 8), X8_(F, x, 16), X8_(F, x, 24), X8_(F, x, 32), X8_(F, x, 40), \
+		   X8_(F, x, 48), X8_(F, x, 56)
+/* In, first exchange: block s0 <-> byte c0, and the block-in-register q
+ * from the qword index down to the byte index: [q | c] -> [c2 c1 s0 | q]. */
+#define IX_IN1(x, b) (B_(b, 3) << 6 | ((b) & 7) << 3 | B_(b, 5) << 2 | B_(b, 4) << 1 | (x))
+/* In, last three exchanges: the top byte-index bit from the other
+ * register, the rest shifted up one, the new register bit at the bottom. */
+#define IX_INS(x, b) (B_(b, 5) << 6 | ((b) & 31) << 1 | (x))
+/* Out: the inverses. */
+#define IX_OUTS(x, b) (B_(b, 0) << 6 | (x) << 5 | (b) >> 1)
+#define IX_OUT1(x, b) (B_(b, 0) << 6 | B_(b, 2) << 5 | B_(b, 1) << 4 | (x) << 3 | (b) >> 3)
+static const uint8_t ix_in1[2][64] = { { X64_(IX_IN1, 0) }, { X64_(IX_IN1, 1) } };
+static const uint8_t ix_ins[2][64] = { { X64_(IX_INS, 0) }, { X64_(IX_INS, 1) } };
+static const uint8_t ix_outs[2][64] = { { X64_(IX_OUTS, 0) }, { X64_(IX_OUTS, 1) } };
+static const uint8_t ix_out1[2][64] = { { X64_(IX_OUT1, 0) }, { X64_(IX_OUT1, 1) } };
+
 static inline __mmask8 lane_mask(size_t b0, size_t n)
 {
 	return b0 + 8 <= n ? 0xFF : b0 < n ? (__mmask8)((1u << (n - b0)) - 1) : 0;
@@ -174,42 +215,69 @@ TGT static inline __attribute__((always_inline)) V in512_load(const uint8_t *in,
 
 /* n (1..512) blocks from in -> planes st (after IP), as in512_load reads
  * them; with chain, each plane XORed with chain[its slot ^ cswap] on the
- * way (multi-stream CBC). */
-#define IN512_BODY(st, in, n, prev, chain, cswap) do { \
+ * way (multi-stream CBC). t2b (a constant) picks the vpermt2b exchanges:
+ *  - 0: vpermb (8x8 bytes), bit transpose, 8x8 qwords across registers,
+ *    vpermb, 8x8 qwords: 9 shuffles per register;
+ *  - 1: one vpermt2b exchange that also moves the block index to the low
+ *    byte bits, bit transpose, two qword exchanges, three vpermt2b
+ *    exchanges (ix_in1, ix_ins): 7. */
+#define IN512_BODY(st, in, n, prev, chain, cswap, t2b) do { \
 	V tmp[64]; \
 	const V bt = _mm512_loadu_si512(bt_idx), gf = _mm512_set1_epi64((long long)GF_IN); \
+	const V i1[2] = { _mm512_loadu_si512(ix_in1[0]), _mm512_loadu_si512(ix_in1[1]) }; \
+	const V is[2] = { _mm512_loadu_si512(ix_ins[0]), _mm512_loadu_si512(ix_ins[1]) }; \
 	_Pragma("GCC unroll 8") \
 	for (int g = 0; g < 8; g++) { \
 		V z[8]; \
 		_Pragma("GCC unroll 8") \
-		for (int s = 0; s < 8; s++) { \
-			V x = in512_load(in, 64 * (size_t)g + 8 * (size_t)s, n, prev); \
-			x = _mm512_permutexvar_epi8(bt, x); \
-			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, x, 0); \
-		} \
-		tr8x8q(z); \
+		for (int s = 0; s < 8; s++) \
+			z[s] = in512_load(in, 64 * (size_t)g + 8 * (size_t)s, n, prev); \
+		if (t2b) \
+			xchg8b(z, 0, i1); \
 		_Pragma("GCC unroll 8") \
-		for (int y = 0; y < 8; y++) \
-			tmp[8 * g + y] = _mm512_permutexvar_epi8(bt, z[y]); \
+		for (int s = 0; s < 8; s++) \
+			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, t2b ? z[s] : _mm512_permutexvar_epi8(bt, z[s]), 0); \
+		xchg8q(z, 2); \
+		xchg8q(z, 1); \
+		if (!t2b) { \
+			xchg8q(z, 0); \
+			_Pragma("GCC unroll 8") \
+			for (int c = 0; c < 8; c++) \
+				z[c] = _mm512_permutexvar_epi8(bt, z[c]); \
+		} \
+		_Pragma("GCC unroll 8") \
+		for (int c = 0; c < 8; c++) \
+			tmp[8 * g + c] = z[c]; \
 	} \
 	_Pragma("GCC unroll 8") \
-	for (int y = 0; y < 8; y++) { \
+	for (int c = 0; c < 8; c++) { \
 		V z[8]; \
 		_Pragma("GCC unroll 8") \
 		for (int g = 0; g < 8; g++) \
-			z[g] = tmp[8 * g + y]; \
-		tr8x8q(z); \
+			z[g] = tmp[8 * g + c]; \
+		if (t2b) { \
+			xchg8b(z, 0, is); \
+			xchg8b(z, 1, is); \
+			xchg8b(z, 2, is); \
+		} else { \
+			tr8x8q(z); \
+		} \
 		_Pragma("GCC unroll 8") \
-		for (int w = 0; w < 8; w++) { \
-			int k_ = des_bs_ip[8 * y + 7 - w]; \
-			st[k_] = (chain) ? _mm512_xor_si512(z[w], (chain)[k_ ^ (cswap)]) : z[w]; \
+		for (int p = 0; p < 8; p++) { \
+			int k_ = des_bs_ip[8 * c + 7 - p]; \
+			st[k_] = (chain) ? _mm512_xor_si512(z[p], (chain)[k_ ^ (cswap)]) : z[p]; \
 		} \
 	} \
 } while (0)
 
 TGT static void in512p(V *st, const uint8_t *in, size_t n, const V *prev)
 {
-	IN512_BODY(st, in, n, prev, (const V *)NULL, 0);
+	IN512_BODY(st, in, n, prev, (const V *)NULL, 0, 0);
+}
+
+TGT static void in512p_b(V *st, const uint8_t *in, size_t n, const V *prev)
+{
+	IN512_BODY(st, in, n, prev, (const V *)NULL, 0, 1);
 }
 
 TGT static inline void in512(V *st, const uint8_t *in, size_t n)
@@ -219,25 +287,34 @@ TGT static inline void in512(V *st, const uint8_t *in, size_t n)
 
 enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
 
-/* Planes st (before FP) -> n (1..512) blocks at out. OUT_XOR XORs the
- * blocks at src in (CTR); OUT_CBC XORs the block before each one (iv for
- * the first). Stores go last block first, so out == src is safe. */
-TGT static inline void out512(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src,
-			      V iv)
+/* Planes st (before FP) -> n (1..512) blocks at out, the mirror image of
+ * IN512_BODY. OUT_XOR XORs the blocks at src in (CTR); OUT_CBC XORs the
+ * block before each one (iv for the first). Stores go last block first, so
+ * out == src is safe. */
+TGT static inline __attribute__((always_inline)) void out512(uint8_t *out, const V *st, size_t n, int how,
+							      const uint8_t *src, V iv, int t2b)
 {
 	V tmp[64];
 	const V bt = _mm512_loadu_si512(bt_idx), btr = _mm512_loadu_si512(bt_rev_idx);
 	const V gf = _mm512_set1_epi64((long long)GF_OUT);
+	const V os[2] = { _mm512_loadu_si512(ix_outs[0]), _mm512_loadu_si512(ix_outs[1]) };
+	const V o1[2] = { _mm512_loadu_si512(ix_out1[0]), _mm512_loadu_si512(ix_out1[1]) };
 	_Pragma("GCC unroll 8")
-	for (int y = 0; y < 8; y++) {
+	for (int c = 0; c < 8; c++) {
 		V z[8];
 		_Pragma("GCC unroll 8")
-		for (int w = 0; w < 8; w++)
-			z[w] = st[des_bs_fp[8 * y + 7 - w]];
-		tr8x8q(z);
+		for (int p = 0; p < 8; p++) /* t2b: the bit order reversal is in this load */
+			z[p] = st[des_bs_fp[8 * c + (t2b ? p : 7 - p)]];
+		if (t2b) {
+			xchg8b(z, 2, os);
+			xchg8b(z, 1, os);
+			xchg8b(z, 0, os);
+		} else {
+			tr8x8q(z);
+		}
 		_Pragma("GCC unroll 8")
 		for (int g = 0; g < 8; g++)
-			tmp[8 * g + y] = z[g];
+			tmp[8 * g + c] = z[g];
 	}
 	_Pragma("GCC unroll 8")
 	for (int g = 7; g >= 0; g--) {
@@ -245,17 +322,27 @@ TGT static inline void out512(uint8_t *out, const V *st, size_t n, int how, cons
 			continue;
 		V z[8];
 		_Pragma("GCC unroll 8")
-		for (int y = 0; y < 8; y++)
-			z[y] = _mm512_permutexvar_epi8(btr, tmp[8 * g + y]);
-		tr8x8q(z);
+		for (int c = 0; c < 8; c++)
+			z[c] = t2b ? tmp[8 * g + c] : _mm512_permutexvar_epi8(btr, tmp[8 * g + c]);
+		if (!t2b)
+			xchg8q(z, 0);
+		xchg8q(z, 1);
+		xchg8q(z, 2);
+		_Pragma("GCC unroll 8")
+		for (int s = 0; s < 8; s++) {
+			z[s] = _mm512_gf2p8affine_epi64_epi8(gf, z[s], 0);
+			if (!t2b)
+				z[s] = _mm512_permutexvar_epi8(bt, z[s]);
+		}
+		if (t2b)
+			xchg8b(z, 0, o1);
 		_Pragma("GCC unroll 8")
 		for (int s = 7; s >= 0; s--) {
 			size_t b0 = 64 * (size_t)g + 8 * (size_t)s;
 			__mmask8 m = lane_mask(b0, n);
 			if (!m)
 				continue;
-			V x = _mm512_gf2p8affine_epi64_epi8(gf, z[s], 0);
-			x = _mm512_permutexvar_epi8(bt, x);
+			V x = z[s];
 			if (how != OUT_PLAIN)
 				x = _mm512_xor_si512(x, in512_load(src, b0, n, how == OUT_CBC ? &iv : NULL));
 			_mm512_mask_storeu_epi64(out + 8 * b0, m, x);
@@ -333,7 +420,7 @@ _Static_assert(DES_BS512_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key pl
  * batch, so lane group j (lanes 8j..8j+7) is byte j of every plane. */
 TGT static void in512c(V *st, const uint8_t *in, size_t n, const V *chain, unsigned cswap)
 {
-	IN512_BODY(st, in, n, (const V *)NULL, chain, cswap);
+	IN512_BODY(st, in, n, (const V *)NULL, chain, cswap, 0);
 }
 
 /* ---- gathers, scatters, prefetches
@@ -555,7 +642,7 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 			V *cur = st[t & 1];
 			in512c(cur, in, nl, chain, cswap);
 			crypt512l(cur, kp, nkeys, 0, &q);
-			out512(out, cur, nl, OUT_PLAIN, NULL, _mm512_setzero_si512());
+			out512(out, cur, nl, OUT_PLAIN, NULL, _mm512_setzero_si512(), 0);
 			chain = cur;
 			cswap = 32;
 		}
@@ -565,24 +652,24 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
 			in512(st[0], in, nl);
 			crypt512l(st[0], kp, nkeys, 1, &q);
-			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS512_ROW : prev, _mm512_setzero_si512());
+			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS512_ROW : prev, _mm512_setzero_si512(), 0);
 		}
 	} else {
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
 			const uint8_t *pr = t ? in - DES_BS512_ROW : prev; /* the row before this one */
 			if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
 				crypt512l(s, kp, nkeys, 0, &q);
-				out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512());
+				out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
 				in512(s, out, nl);
 			} else if (mode == FB_CFB) { /* P = C ^ E(C') */
 				in512(st[0], pr, nl);
 				crypt512l(st[0], kp, nkeys, 0, &q);
-				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512());
+				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
 			} else { /* OFB: O = E(O'), C = P ^ O */
 				for (int j = 0; j < 64; j++)
 					st[0][j] = s[j];
 				crypt512l(st[0], kp, nkeys, 0, &q);
-				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512());
+				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
 				chain_from(s, st[0]);
 			}
 		}
@@ -593,43 +680,37 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 
 /* ---- kernel entry points --------------------------------------------------------- */
 
-TGT static void bs512_ecb(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+/* t2b (a constant after inlining) picks the vpermt2b transposition. */
+#define IN512P(t2b) ((t2b) ? in512p_b : in512p)
+
+TGT static inline __attribute__((always_inline)) void bs512_ecb(const des_bs_ks *ks, uint8_t *out,
+								 const uint8_t *in, size_t n, int dec, int t2b)
 {
 	_Alignas(64) V st[2][64];
 	while (n) {
 		size_t m[2];
 		int nb = batches512(n, m);
 		for (int i = 0; i < nb; i++)
-			in512(st[i], in + 4096 * i, m[i]);
+			IN512P(t2b)(st[i], in + 4096 * i, m[i], NULL);
 		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, dec);
 		for (int i = 0; i < nb; i++)
-			out512(out + 4096 * i, st[i], m[i], OUT_PLAIN, NULL, _mm512_setzero_si512());
+			out512(out + 4096 * i, st[i], m[i], OUT_PLAIN, NULL, _mm512_setzero_si512(), t2b);
 		in += 8 * (m[0] + m[1]);
 		out += 8 * (m[0] + m[1]);
 		n -= m[0] + m[1];
 	}
 }
 
-static void bs512_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+TGT static inline __attribute__((always_inline)) void bs512_ctr(const des_bs_ks *ks, uint8_t *out,
+								 const uint8_t *in, size_t n, uint8_t *ctr, int t2b)
 {
-	bs512_ecb(ks, out, in, n, 0);
-}
-
-static void bs512_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
-{
-	bs512_ecb(ks, out, in, n, 1);
-}
-
-TGT static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
-{
-	const des_bs_ks *ks = ksp;
 	_Alignas(64) V st[64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
 	while (n) {
 		size_t m = n < 512 ? n : 512;
 		ctr_planes512(st, hi, lo);
 		crypt512(st, NULL, ks, 0);
-		out512(out, st, m, OUT_XOR, in, _mm512_setzero_si512());
+		out512(out, st, m, OUT_XOR, in, _mm512_setzero_si512(), t2b);
 		lo += (uint32_t)m;
 		in += 8 * m;
 		out += 8 * m;
@@ -643,10 +724,10 @@ TGT static void bs512_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
  * CBC after decrypting the block, CFB after encrypting that previous block,
  * which the input transposition reads straight from in (one block behind)
  * instead of a copy. The output goes last block first (in-place safe). */
-TGT static inline void bs512_chain_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
-				       int cfb)
+TGT static inline __attribute__((always_inline)) void bs512_chain_dec(const des_bs_ks *ks, uint8_t *out,
+								       const uint8_t *in, size_t n, uint8_t *iv,
+								       int cfb, int t2b)
 {
-	const des_bs_ks *ks = ksp;
 	_Alignas(64) V st[2][64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
@@ -658,10 +739,10 @@ TGT static inline void bs512_chain_dec(const void *ksp, uint8_t *out, const uint
 		memcpy(&next, in + 8 * (m[0] + m[1] - 1), 8);
 		const V prev[2] = { _mm512_set1_epi64((long long)chain), _mm512_set1_epi64((long long)mid) };
 		for (int i = 0; i < nb; i++)
-			in512p(st[i], in + 4096 * i, m[i], cfb ? &prev[i] : NULL);
+			IN512P(t2b)(st[i], in + 4096 * i, m[i], cfb ? &prev[i] : NULL);
 		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, !cfb);
 		for (int i = 0; i < nb; i++)
-			out512(out + 4096 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 4096 * i, prev[i]);
+			out512(out + 4096 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 4096 * i, prev[i], t2b);
 		chain = next;
 		in += 8 * (m[0] + m[1]);
 		out += 8 * (m[0] + m[1]);
@@ -670,15 +751,31 @@ TGT static inline void bs512_chain_dec(const void *ksp, uint8_t *out, const uint
 	memcpy(iv, &chain, 8);
 }
 
-TGT static void bs512_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	bs512_chain_dec(ksp, out, in, n, iv, 0);
-}
+/* The kernel steps of one variant (suffix sfx). */
+#define BS512_STEPS(sfx, t2b) \
+	TGT static void bs512_encrypt##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
+	{ \
+		bs512_ecb(ks, out, in, n, 0, t2b); \
+	} \
+	TGT static void bs512_decrypt##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
+	{ \
+		bs512_ecb(ks, out, in, n, 1, t2b); \
+	} \
+	TGT static void bs512_ctr32##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr) \
+	{ \
+		bs512_ctr(ks, out, in, n, ctr, t2b); \
+	} \
+	TGT static void bs512_cbc_dec##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{ \
+		bs512_chain_dec(ks, out, in, n, iv, 0, t2b); \
+	} \
+	TGT static void bs512_cfb_dec##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{ \
+		bs512_chain_dec(ks, out, in, n, iv, 1, t2b); \
+	}
 
-TGT static void bs512_cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	bs512_chain_dec(ksp, out, in, n, iv, 1);
-}
+BS512_STEPS(, 0)
+BS512_STEPS(_t2b, 1)
 
 /* ---- key setup: the bitsliced round-key words, by bit gathers
  * (des_gfni_avx512.c) */
@@ -694,20 +791,32 @@ static int bs512_setkey(void *ksp, const uint8_t *key, size_t keylen)
 }
 
 
+/* Two kernels, one per transposition. A vpermt2b is one shuffle on AMD
+ * Zen 4 but three micro-ops on Intel (two on the shuffle port), where
+ * vpermb and vpermt2q are one each: des/bs-avx512-t2b transposes with 7
+ * shuffles per 8 blocks each way against 9 (Zen 4, 8 KB: DES ECB 1.04x,
+ * CBC/CFB decryption 1.03-1.07x), and the selection passes over
+ * des/bs-avx512 on AMD (avoid_on) and never reaches des/bs-avx512-t2b
+ * elsewhere. Both share the schedule and the multi-stream engine. */
+#define BS512_KERNEL(sfx) \
+	.family = "des", .block_size = 8, \
+	.cpu_needs = FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI | FB_CPU_AVX512BITALG, \
+	.constant_time = 1, .batch = 512, .ks_size = DES_BS_KS_MAX, .ks_bytes = fb_des_bs_ks_bytes, \
+	.setkey = bs512_setkey, .fills_schedule = 1, \
+	.encrypt = bs512_encrypt##sfx, .decrypt = bs512_decrypt##sfx, .ctr32 = bs512_ctr32##sfx, \
+	.cbc_dec = bs512_cbc_dec##sfx, .cfb_dec = bs512_cfb_dec##sfx, .lanes = &fb_des_bs512_lanes
+
 const fb_kernel fb_des_bs_avx512 = {
 	.name = "des/bs-avx512",
-	.family = "des",
-	.block_size = 8,
-	.cpu_needs = FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_GFNI | FB_CPU_AVX512BITALG,
-	.constant_time = 1,
-	.batch = 512,
-	.ks_size = DES_BS_KS_MAX,
-	.ks_bytes = fb_des_bs_ks_bytes,
-	.note = "bitsliced, 512 blocks per batch, vpternlog S-box circuits, GFNI/vpermb transposition",
-	.setkey = bs512_setkey,
-	.fills_schedule = 1,
-	.encrypt = bs512_encrypt, .decrypt = bs512_decrypt, .ctr32 = bs512_ctr32,
-	.cbc_dec = bs512_cbc_dec, .cfb_dec = bs512_cfb_dec, .lanes = &fb_des_bs512_lanes,
+	.note = "bitsliced, 512 blocks per batch, vpternlog S-box circuits, GFNI/vpermb/vpermt2q transposition",
+	.avoid_on = FB_CPU_AMD_ZEN,
+	BS512_KERNEL(),
+};
+
+const fb_kernel fb_des_bs_avx512_t2b = {
+	.name = "des/bs-avx512-t2b",
+	.note = "des/bs-avx512 transposing by vpermt2b exchanges (7 shuffles per 8 blocks, not 9; for AMD Zen)",
+	BS512_KERNEL(_t2b),
 };
 
 #endif /* FB_X86 */

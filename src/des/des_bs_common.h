@@ -33,6 +33,7 @@ static inline size_t fb_des_bs_ks_bytes(size_t keylen)
 }
 
 extern const fb_kernel fb_des_bs_avx512;
+extern const fb_kernel fb_des_bs_avx512_t2b;
 extern const fb_kernel fb_des_bs_avx2;
 
 /* ---- des/bs-avx512's lane engine (des_bs_avx512_lanes.c) ------------------ */

@@ -11,7 +11,8 @@ extern const fb_kernel fb_des_rotate;
 
 static const fb_kernel *const parallel[] = {
 #if FB_X86
-	&fb_des_bs_avx512,
+	&fb_des_bs_avx512, /* not on AMD Zen: des/bs-avx512-t2b there */
+	&fb_des_bs_avx512_t2b,
 	&fb_des_gfni_avx512,
 	&fb_des_bs_avx2,
 #endif
@@ -59,6 +60,8 @@ static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 128, 1, 0,
 	  "vpermb S-box lookups cost per block; a bitsliced batch ~6,300 ticks (3DES) at any fill" },
+	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 128, 1, 0,
+	  "the same for the vpermt2b-transposing variant" },
 	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0,
 	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)" },
 	{ &fb_des_bs_avx2, &fb_des_table, 24, 1, 8,
