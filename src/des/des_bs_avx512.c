@@ -1,5 +1,6 @@
 /*
- * des/bs-avx512: bitsliced DES and Triple-DES, 512 blocks per batch.
+ * des/bs-avx512 and des/bs-avx512-t2b: bitsliced DES and Triple-DES, 512
+ * blocks per batch.
  *
  * - Plane j of the state is one zmm register: bit lane i holds bit j of
  *   block i of the batch. 64 planes = 4 KB of state in memory; each S-box
@@ -13,7 +14,8 @@
  *   stage stores each plane straight into its place after IP. Out is the
  *   mirror image, reading the planes in FP order. About 9 shuffles per 8
  *   blocks each way, against ~4,700 logic operations per 512 blocks per
- *   DES pass.
+ *   DES pass. des/bs-avx512-t2b does the same with vpermt2b exchanges, 7
+ *   shuffles (IN512_BODY).
  * - Triple-DES runs its three passes between one transposition in and one
  *   out. CTR builds the counter planes directly (a bitsliced add of the lane
  *   index), so only the output is transposed; CBC decryption XORs the
