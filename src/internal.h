@@ -379,4 +379,13 @@ static inline void fb_wipe(void *p, size_t n)
 #define FB_TARGET(x)
 #endif
 
+/* Keeps the compiler from re-associating a sum in a chosen order (an XOR
+ * tree of table lookups that finish together, or terms that arrive at
+ * different times): v must be in a register here, as computed so far. */
+#if defined(__GNUC__)
+#define FB_KEEP(v) __asm__("" : "+r"(v))
+#else
+#define FB_KEEP(v) (void)0
+#endif
+
 #endif

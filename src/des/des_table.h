@@ -4,14 +4,6 @@
 #include "../internal.h"
 #include "des_tables.h" /* DES_IP, DES_FP */
 
-/* Keeps the compiler from re-associating an XOR tree into a chain: a
- * round's eight lookups finish together, and a tree adds 3 XORs of latency
- * where a chain adds 8. */
-#if defined(__GNUC__)
-#define FB_KEEP(v) __asm__("" : "+r"(v))
-#else
-#define FB_KEEP(v) (void)0
-#endif
 
 extern const fb_kernel fb_des_table;
 /* des/table's fused steps (the kernel contract's ctr32 and cbc_dec), which
