@@ -293,12 +293,13 @@ enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
  * IN512_BODY. OUT_XOR XORs the blocks at src in (CTR); OUT_CBC XORs the
  * block before each one (iv for the first). Stores go last block first, so
  * out == src is safe. */
-TGT static inline __attribute__((always_inline)) void out512(uint8_t *out, const V *st, size_t n, int how,
-							      const uint8_t *src, V iv, int t2b)
+TGT static inline __attribute__((always_inline)) void out512_body(uint8_t *out, const V *st, size_t n, int how,
+								   const uint8_t *src, V iv, int t2b)
 {
 	V tmp[64];
 	const V bt = _mm512_loadu_si512(bt_idx), btr = _mm512_loadu_si512(bt_rev_idx);
 	const V gf = _mm512_set1_epi64((long long)GF_OUT);
+	const size_t back = how == OUT_CBC ? 8 : 0; /* how may be known only here */
 	const V os[2] = { _mm512_loadu_si512(ix_outs[0]), _mm512_loadu_si512(ix_outs[1]) };
 	const V o1[2] = { _mm512_loadu_si512(ix_out1[0]), _mm512_loadu_si512(ix_out1[1]) };
 	_Pragma("GCC unroll 8")
@@ -345,11 +346,39 @@ TGT static inline __attribute__((always_inline)) void out512(uint8_t *out, const
 			if (!m)
 				continue;
 			V x = z[s];
-			if (how != OUT_PLAIN)
-				x = _mm512_xor_si512(x, in512_load(src, b0, n, how == OUT_CBC ? &iv : NULL));
+			if (how != OUT_PLAIN) { /* CBC: the block before (iv before the first) */
+				V y;
+				if (b0 == 0 && how == OUT_CBC)
+					y = _mm512_alignr_epi64(_mm512_maskz_loadu_epi64(m, src), iv, 7);
+				else
+					y = _mm512_maskz_loadu_epi64(m, src + 8 * b0 - back);
+				x = _mm512_xor_si512(x, y);
+			}
 			_mm512_mask_storeu_epi64(out + 8 * b0, m, x);
 		}
 	}
+}
+
+/* One out-of-line copy per transposition, how chosen inside: ~1,000
+ * instructions unrolled each, which inlined at every call took minutes to
+ * compile under clang's sanitizers. */
+TGT static __attribute__((noinline)) void out512_q(uint8_t *out, const V *st, size_t n, int how,
+						    const uint8_t *src, V iv)
+{
+	out512_body(out, st, n, how, src, iv, 0);
+}
+
+TGT static __attribute__((noinline)) void out512_b(uint8_t *out, const V *st, size_t n, int how,
+						    const uint8_t *src, V iv)
+{
+	out512_body(out, st, n, how, src, iv, 1);
+}
+
+/* t2b is a constant at every call. */
+TGT static inline __attribute__((always_inline)) void out512(uint8_t *out, const V *st, size_t n, int how,
+							      const uint8_t *src, V iv, int t2b)
+{
+	(t2b ? out512_b : out512_q)(out, st, n, how, src, iv);
 }
 
 /* ---- counter planes -----------------------------------------------------------
