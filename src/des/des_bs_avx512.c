@@ -299,7 +299,7 @@ TGT static inline __attribute__((always_inline)) void out512_body(uint8_t *out, 
 	V tmp[64];
 	const V bt = _mm512_loadu_si512(bt_idx), btr = _mm512_loadu_si512(bt_rev_idx);
 	const V gf = _mm512_set1_epi64((long long)GF_OUT);
-	const size_t back = how == OUT_CBC ? 8 : 0; /* how may be known only here */
+	const size_t back = how == OUT_CBC ? 8 : 0; /* CBC XORs the block before; how is not a constant here */
 	const V os[2] = { _mm512_loadu_si512(ix_outs[0]), _mm512_loadu_si512(ix_outs[1]) };
 	const V o1[2] = { _mm512_loadu_si512(ix_out1[0]), _mm512_loadu_si512(ix_out1[1]) };
 	_Pragma("GCC unroll 8")

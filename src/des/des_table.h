@@ -4,7 +4,6 @@
 #include "../internal.h"
 #include "des_tables.h" /* DES_IP, DES_FP */
 
-
 extern const fb_kernel fb_des_table;
 /* des/table's fused steps (the kernel contract's ctr32 and cbc_dec), which
  * the "+table" kernels also use for their short runs. */
