@@ -150,11 +150,15 @@ typedef struct fb_kernel {
 	uint32_t cpu_needs;   /* FB_CPU_* bits that must all be present */
 	int constant_time;    /* 1: no secret-dependent branch or address */
 	unsigned batch;       /* natural batch in blocks (1 = one at a time) */
-	/* 1: a run shorter than the batch costs about its length (aes/aesni's
-	 * groups of 8, 4 and 1 blocks), so CTR keeps no keystream made a batch
-	 * ahead for short updates: taken from it, a 64-byte AES-NI update
-	 * costs ~29 TSC ticks on Zen 5, straight from the kernel ~26. */
-	int short_runs_scale;
+	/* Blocks from which a CTR run straight on this kernel costs less than
+	 * keystream taken from a batch made ahead (0: only a whole batch).
+	 * 1 (aes/aesni's groups of 8, 4 and 1 blocks) keeps no keystream at
+	 * all: taken from it, a 64-byte AES-NI update costs ~29 TSC ticks on
+	 * Zen 5, straight from the kernel ~26. The VAES kernels' masked passes
+	 * pay from 8 blocks (aes/vaes-avx512 on Zen 4: a 256-byte update
+	 * straight from the kernel takes 0.68 of the time of one from kept
+	 * keystream; 64 bytes, 1.3 times). */
+	unsigned short_run_min;
 	size_t ks_size;       /* bytes of key schedule (the largest key's) */
 	size_t (*ks_bytes)(size_t keylen); /* NULL: ks_size for every key length */
 	/* 1: setkey writes every schedule byte the kernel reads (and every

@@ -173,7 +173,7 @@ INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 		ctr_pass(k, nr, out, in, 1, blk, lo);
 		n -= 2, in += 32, out += 32, lo += 2;
 	}
-	fb_store32_be(ctr + 12, lo);
+	FB_AES_CTR_PUT(ctr, blk, lo);
 	*outp = out, *inp = in, *np = n;
 }
 
@@ -367,6 +367,7 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.cpu_needs = FB_CPU_AVX2 | FB_CPU_VAES | FB_CPU_AESNI | FB_CPU_SSSE3,
 	.constant_time = 1,
 	.batch = 16,
+	.short_run_min = 8,
 	.ks_size = sizeof(fb_aes_x86_ks),
 	.note = "256-bit VAES, 8 x 2 blocks interleaved, fused CTR, CBC-dec and XTS (constant time)",
 	.setkey = fb_aes_ni_setkey,

@@ -45,6 +45,17 @@ void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 		}                                                  \
 	} while (0)
 
+/* Writes back a CTR block whose low 32-bit counter is now lo: blk is the
+ * block as loaded. All 16 bytes are stored, because the next update loads
+ * all 16, and a load that a narrower store only partly covers cannot take
+ * its data from the store queue: it waits until the store retires, behind
+ * this call's last round, so a stream of short updates ran one at a time
+ * (Zen 4, aes/vaes-avx512, 512-byte and 1 KB AES-128-CTR updates: 1.25x
+ * and 1.15x the speed of a 4-byte store of the counter). A macro, to take
+ * the target of the kernel it is in. */
+#define FB_AES_CTR_PUT(ctr, blk, lo) \
+	_mm_storeu_si128((__m128i *)(ctr), _mm_insert_epi32((blk), (int)__builtin_bswap32(lo), 3))
+
 /* Serial CFB encryption of whole blocks and CFB8 encryption of bytes:
  * the cfb_enc and cfb8_enc hooks of the x86 kernels. */
 void fb_aes_ni_cfb_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

@@ -651,7 +651,7 @@ static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
 {
 	size_t n = (size_t)k->batch * k->block_size;
-	return wide && k->batch > 1 && !k->short_runs_scale ? (n < 4096 ? n : 4096) : 0;
+	return wide && k->batch > 1 && k->short_run_min != 1 ? (n < 4096 ? n : 4096) : 0;
 }
 
 void fb_ctr_forget(fb_state *s)
@@ -663,8 +663,8 @@ void fb_ctr_forget(fb_state *s)
 }
 
 /* CTR through the kept keystream. A wide kernel costs nearly as much for
- * a few blocks as for its whole batch (unless its short runs scale, see
- * fb_kernel.short_runs_scale), so once a stream has had one short
+ * a few blocks as for its whole batch (down to fb_kernel.short_run_min
+ * blocks, where it has one), so once a stream has had one short
  * update, short updates take their keystream from a batch made ahead.
  * Long updates (and the first short one: a one-shot message is one update)
  * run straight on the kernel. Only lengths choose the path. */
@@ -672,6 +672,7 @@ static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
 	size_t batch = fb_blocks_in(bs, s->ctr_cap);
+	size_t direct = s->par->short_run_min ? s->par->short_run_min : batch;
 	int was_short = s->ctr_short;
 	if (len < s->ctr_cap)
 		s->ctr_short = 1;
@@ -685,7 +686,7 @@ static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 			continue;
 		}
 		size_t n = fb_blocks_in(bs, len);
-		if (n && (n >= batch || !was_short)) {
+		if (n && (n >= direct || !was_short)) {
 			par_run(s, ctr_blocks, ctr_starts, out, in, n);
 			in += n * bs, out += n * bs, len -= n * bs;
 			continue;
