@@ -648,10 +648,16 @@ static void cfb8(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 	cfb8_serial(s, out, in, len);
 }
 
+/* The input of keystream made ahead. Not zeros stored just before: the
+ * wide kernels' 64-byte loads of them, each spanning stores of memset,
+ * could not take their data from the store queue and waited for the
+ * stores to retire. */
+static const uint8_t ctr_zeros[4096];
+
 size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
 {
 	size_t n = (size_t)k->batch * k->block_size;
-	return wide && k->batch > 1 && k->short_run_min != 1 ? (n < 4096 ? n : 4096) : 0;
+	return wide && k->batch > 1 && k->short_run_min != 1 ? (n < sizeof ctr_zeros ? n : sizeof ctr_zeros) : 0;
 }
 
 void fb_ctr_forget(fb_state *s)
@@ -693,8 +699,7 @@ static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 		}
 		/* a partial block, or short updates: make keystream ahead */
 		size_t make = was_short ? batch : 1;
-		memset(s->ctr_ks, 0, make * bs);
-		ctr_blocks(s, s->ctr_ks, s->ctr_ks, make);
+		ctr_blocks(s, s->ctr_ks, ctr_zeros, make);
 		s->ctr_len = (unsigned)(make * bs);
 		s->ctr_pos = 0;
 	}
