@@ -716,6 +716,13 @@ void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
 	if (s->ctr_cap) {
+		/* A short update that the kept keystream covers, without the loop. */
+		size_t have = s->ctr_len - s->ctr_pos;
+		if (len <= have && s->ctr_short) {
+			fb_xor(out, in, s->ctr_ks + s->ctr_pos, len);
+			s->ctr_pos += (unsigned)len;
+			return;
+		}
 		ctr_kept(s, out, in, len);
 		return;
 	}
