@@ -67,17 +67,25 @@ INLINE __mmask8 lane_mask(size_t n, int j)
 }
 
 /* Loads register j of the n-block buffer p, zero beyond the end; the
- * pointer is formed only for registers that hold some of the n blocks. */
+ * pointer is formed only for registers that hold some of the n blocks.
+ * A whole register is loaded and stored without a mask: a load cannot take
+ * its data from a masked store still in the queue, so in place the next
+ * update's loads waited for this one's masked stores to retire (Zen 4,
+ * 256-byte in-place AES-128-CBC decryption updates: 1.13x). */
 INLINE TGT __m512i load_z(const uint8_t *p, size_t n, int j)
 {
 	__mmask8 m = lane_mask(n, j);
+	if (m == 0xFF)
+		return _mm512_loadu_si512(p + 64 * j);
 	return m ? _mm512_maskz_loadu_epi64(m, p + 64 * j) : _mm512_setzero_si512();
 }
 
 INLINE TGT void store_z(uint8_t *p, size_t n, int j, __m512i v)
 {
 	__mmask8 m = lane_mask(n, j);
-	if (m)
+	if (m == 0xFF)
+		_mm512_storeu_si512(p + 64 * j, v);
+	else if (m)
 		_mm512_mask_storeu_epi64(p + 64 * j, m, v);
 }
 
