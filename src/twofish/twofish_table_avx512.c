@@ -5,6 +5,11 @@
  * twofish/avx512-gfni's narrow rung for short runs and the serial kernel
  * where that runs; with the same setkey, a context keeps one schedule for
  * both. Not constant-time: table indices depend on key and data.
+ *
+ * twofish/table-avx512-t0 is the same but for its serial chains (CBC, CFB
+ * and OFB encryption), which add the subkeys to the round's first g term
+ * (fb_twofish_table_cbc_enc_t0): faster on Zen 4, slower on Zen 5, where
+ * the family's serial list passes it over.
  */
 #include "twofish_impl.h"
 
@@ -30,6 +35,11 @@ static void tftab_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_
 	fb_twofish_table_cbc_enc(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
 }
 
+static void tftab_cbc_enc_t0(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	fb_twofish_table_cbc_enc_t0(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
+}
+
 const fb_kernel fb_twofish_table_avx512 = {
 	.name = "twofish/table-avx512",
 	.family = "twofish",
@@ -45,6 +55,26 @@ const fb_kernel fb_twofish_table_avx512 = {
 	.decrypt = tftab_decrypt,
 	.cbc_enc = tftab_cbc_enc,
 	.cbc_dec = tftab_cbc_dec,
+};
+
+const fb_kernel fb_twofish_table_avx512_t0 = {
+	.name = "twofish/table-avx512-t0",
+	.family = "twofish",
+	.block_size = 16,
+	.cpu_needs = TWOFISH_AVX512_NEEDS,
+	.constant_time = 0,
+	.batch = 1,
+	.ks_size = sizeof(twofish_vperm_tab_ks),
+	.note = "twofish/table-avx512 with the serial chains' PHT on the first g",
+	.fills_schedule = 1,
+	.setkey = fb_twofish_avx512_setkey_tables,
+	.encrypt = tftab_encrypt,
+	.decrypt = tftab_decrypt,
+	.cbc_enc = tftab_cbc_enc_t0,
+	.cbc_dec = tftab_cbc_dec,
+	/* Zen 5: serial CBC/CFB/OFB encryption with the subkeys on t1 took
+	 * 0.97 of the plain sum's time (bench/limits.md) */
+	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
 };
 
 #endif /* FB_X86 */
