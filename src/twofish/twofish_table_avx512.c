@@ -40,38 +40,25 @@ static void tftab_cbc_enc_t0(const void *ks, uint8_t *out, const uint8_t *in, si
 	fb_twofish_table_cbc_enc_t0(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
 }
 
+/* What the two kernels share: all but the serial chain's CBC step. */
+#define TFTAB512_COMMON                                                           \
+	.family = "twofish", .block_size = 16, .cpu_needs = TWOFISH_AVX512_NEEDS,     \
+	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_vperm_tab_ks),       \
+	.fills_schedule = 1, .setkey = fb_twofish_avx512_setkey_tables,                \
+	.encrypt = tftab_encrypt, .decrypt = tftab_decrypt, .cbc_dec = tftab_cbc_dec
+
 const fb_kernel fb_twofish_table_avx512 = {
 	.name = "twofish/table-avx512",
-	.family = "twofish",
-	.block_size = 16,
-	.cpu_needs = TWOFISH_AVX512_NEEDS,
-	.constant_time = 0,
-	.batch = 1,
-	.ks_size = sizeof(twofish_vperm_tab_ks),
 	.note = "full-keying tables, one block at a time; key setup by AVX-512 and GFNI",
-	.fills_schedule = 1,
-	.setkey = fb_twofish_avx512_setkey_tables,
-	.encrypt = tftab_encrypt,
-	.decrypt = tftab_decrypt,
+	TFTAB512_COMMON,
 	.cbc_enc = tftab_cbc_enc,
-	.cbc_dec = tftab_cbc_dec,
 };
 
 const fb_kernel fb_twofish_table_avx512_t0 = {
 	.name = "twofish/table-avx512-t0",
-	.family = "twofish",
-	.block_size = 16,
-	.cpu_needs = TWOFISH_AVX512_NEEDS,
-	.constant_time = 0,
-	.batch = 1,
-	.ks_size = sizeof(twofish_vperm_tab_ks),
 	.note = "twofish/table-avx512 with the serial chains' PHT on the first g",
-	.fills_schedule = 1,
-	.setkey = fb_twofish_avx512_setkey_tables,
-	.encrypt = tftab_encrypt,
-	.decrypt = tftab_decrypt,
+	TFTAB512_COMMON,
 	.cbc_enc = tftab_cbc_enc_t0,
-	.cbc_dec = tftab_cbc_dec,
 	/* Zen 5: serial CBC/CFB/OFB encryption with the subkeys on t1 took
 	 * 0.97 of the plain sum's time (bench/limits.md) */
 	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
