@@ -241,6 +241,7 @@ static inline void _mm256_storeu_si256(__m256i *p, __m256i a)
 #define fb_twofish_avx512_gfni ct_model_twofish_avx512_gfni
 #define fb_twofish_table_avx512 ct_model_twofish_table_avx512
 #define fb_twofish_table_avx512_t0 ct_model_twofish_table_avx512_t0
+#define fb_twofish_table_avx512_tree ct_model_twofish_table_avx512_tree
 #define fb_twofish_avx512_setkey_tables ct_model_twofish_avx512_setkey_tables
 #include "../src/twofish/twofish_avx512_gfni.c"
 #include "../src/twofish/twofish_table_avx512.c"

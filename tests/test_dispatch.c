@@ -41,7 +41,7 @@ static const machine machines[] = {
 		{ "rc6", "rc6/avx512", "rc6/portable", "rc6/avx512", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx512", "mars/portable", "mars/permute-avx512", "mars/permute-avx512",
 		  "mars/portable", NULL },
-		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512-t0", "twofish/avx512-gfni-ct",
+		{ "twofish", "twofish/avx512-gfni", "twofish/table-avx512-tree", "twofish/avx512-gfni-ct",
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen (Zen 4)", AVX512_ALL | FB_CPU_AMD_ZEN, {

@@ -51,6 +51,8 @@ void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, s
 void fb_twofish_table_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 /* The same with the chain's other PHT order (twofish/table-avx512-t0). */
 void fb_twofish_table_cbc_enc_t0(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
+/* -t0's order with each g's XORs as a balanced tree (twofish/table-avx512-tree). */
+void fb_twofish_table_cbc_enc_tree(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 void fb_twofish_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr);
 
@@ -67,7 +69,8 @@ int fb_twofish_avx512_setkey_tables(void *ks, const uint8_t *key, size_t keylen)
 
 /* x86 only: the SIMD kernels. */
 extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct,
-	fb_twofish_table_avx512, fb_twofish_table_avx512_t0, fb_twofish_table_avx2;
+	fb_twofish_table_avx512, fb_twofish_table_avx512_t0, fb_twofish_table_avx512_tree,
+	fb_twofish_table_avx2;
 #define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
 			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
 #endif

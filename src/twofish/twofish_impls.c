@@ -21,10 +21,12 @@ static const fb_kernel *const parallel[] = {
 
 /* twofish/table-avx512 and twofish/table-avx2 run twofish/table's code;
  * their key setups, by AVX-512 (a fifth of the portable one's time, and
- * also twofish/avx512-gfni's) and by AVX2, are cheaper. The -t0 variant's
- * chains measured 1.03x on Zen 4; Zen 5 passes it over. */
+ * also twofish/avx512-gfni's) and by AVX2, are cheaper. The -tree
+ * variant's chains measured 1.02x -t0's on Intel, which AMD passes over;
+ * -t0's measured 1.03x on Zen 4, which Zen 5 passes over. */
 static const fb_kernel *const serial[] = {
 #if FB_X86
+	&fb_twofish_table_avx512_tree,
 	&fb_twofish_table_avx512_t0,
 	&fb_twofish_table_avx512,
 	&fb_twofish_table_avx2,

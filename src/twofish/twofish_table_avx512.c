@@ -9,7 +9,10 @@
  * twofish/table-avx512-t0 is the same but for its serial chains (CBC, CFB
  * and OFB encryption), which add the subkeys to the round's first g term
  * (fb_twofish_table_cbc_enc_t0): faster on Zen 4, slower on Zen 5, where
- * the family's serial list passes it over.
+ * the family's serial list passes it over. twofish/table-avx512-tree
+ * also XORs each g's four table words as a balanced tree
+ * (fb_twofish_table_cbc_enc_tree): faster on Intel, not timed on AMD,
+ * where the serial list passes it over.
  */
 #include "twofish_impl.h"
 
@@ -40,7 +43,12 @@ static void tftab_cbc_enc_t0(const void *ks, uint8_t *out, const uint8_t *in, si
 	fb_twofish_table_cbc_enc_t0(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
 }
 
-/* What the two kernels share: all but the serial chain's CBC step. */
+static void tftab_cbc_enc_tree(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	fb_twofish_table_cbc_enc_tree(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
+}
+
+/* What the three kernels share: all but the serial chain's CBC step. */
 #define TFTAB512_COMMON                                                           \
 	.family = "twofish", .block_size = 16, .cpu_needs = TWOFISH_AVX512_NEEDS,     \
 	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_vperm_tab_ks),       \
@@ -62,6 +70,17 @@ const fb_kernel fb_twofish_table_avx512_t0 = {
 	/* Zen 5: serial CBC/CFB/OFB encryption with the subkeys on t1 took
 	 * 0.97 of the plain sum's time (bench/limits.md) */
 	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
+};
+
+const fb_kernel fb_twofish_table_avx512_tree = {
+	.name = "twofish/table-avx512-tree",
+	.note = "twofish/table-avx512-t0 with each g's XORs as a balanced tree",
+	TFTAB512_COMMON,
+	.cbc_enc = tftab_cbc_enc_tree,
+	/* Sapphire Rapids class: serial CBC/CFB/OFB encryption 1.02x -t0's
+	 * speed (bench/limits.md); on Zen 4 the ordered chain measured faster
+	 * than the compiler's order and this one was not timed there */
+	.serial_avoid_on = FB_CPU_AMD_ZEN,
 };
 
 #endif /* FB_X86 */
