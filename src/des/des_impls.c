@@ -5,7 +5,7 @@
 #include "des_gfni.h"
 #include "des_keys.h"
 
-extern const fb_kernel fb_des_table64;
+extern const fb_kernel fb_des_table64, fb_des_table64_shift;
 extern const fb_kernel fb_des_table12;
 extern const fb_kernel fb_des_rotate;
 
@@ -28,8 +28,10 @@ static const fb_kernel *const parallel[] = {
  * figures are in docs/benchmarks.md). Under FB_FLAG_CONSTANT_TIME the
  * table kernels drop out and des/gfni-avx512 takes the chain: one block
  * costs one 8-block vpermb group, against a whole 512-lane batch on
- * des/bs-avx512 (3DES-CBC encryption ~15x slower there). */
+ * des/bs-avx512 (3DES-CBC encryption ~15x slower there). On Intel
+ * des/table64-shift's indices by shifts beat the high byte registers. */
 static const fb_kernel *const serial[] = {
+	&fb_des_table64_shift, /* not on AMD Zen: des/table64 there */
 	&fb_des_table64,
 	&fb_des_table,
 	&fb_des_table12,

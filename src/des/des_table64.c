@@ -84,8 +84,47 @@ static inline uint64_t byte1(uint64_t t)
 #endif
 }
 
-static inline uint64_t f64(uint64_t x, uint64_t lk)
+/* Byte j of x, into a register other than x's (a MOVZX that renaming
+ * absorbs on Intel), by a shift: no high byte registers, which Intel
+ * cores read with 3 cycles of latency (des/table64-shift). */
+static inline uint64_t byte_shift(uint64_t x, const int j)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+	uint64_t r, t;
+	if (j == 0)
+		__asm__("movzbl %b1, %k0" : "=&r"(r) : "r"(x));
+	else if (j == 7)
+		return x >> 56;
+	else
+		__asm__("mov %2, %1\n\tshr %3, %1\n\tmovzbl %b1, %k0" : "=r"(r), "=&r"(t) : "r"(x), "i"(8 * j));
+	return r;
+#else
+	return (x >> (8 * j)) & 0xFF;
+#endif
+}
+
+/* f64 with every index by byte_shift: seven shifts a round where f64
+ * takes four, and no high byte register. */
+static inline uint64_t f64_shift(uint64_t x, uint64_t lk)
+{
+	FB_KEEP(lk);
+	uint64_t a = des_sp64[0][byte_shift(x, 0)] ^ des_sp64[1][byte_shift(x, 1)];
+	uint64_t b = des_sp64[2][byte_shift(x, 2)] ^ des_sp64[3][byte_shift(x, 3)];
+	uint64_t c = des_sp64[4][byte_shift(x, 4)] ^ des_sp64[5][byte_shift(x, 5)];
+	uint64_t d = des_sp64[6][byte_shift(x, 6)] ^ des_sp64[7][byte_shift(x, 7)];
+	a ^= lk;
+	FB_KEEP(a); FB_KEEP(b); FB_KEEP(c); FB_KEEP(d);
+	a ^= b;
+	c ^= d;
+	FB_KEEP(a); FB_KEEP(c);
+	return a ^ c;
+}
+
+/* sh (a constant after inlining) picks f64_shift. */
+static inline uint64_t f64(uint64_t x, uint64_t lk, const int sh)
+{
+	if (sh)
+		return f64_shift(x, lk);
 	/* bytes 1, 3, 5 as the high byte of x, x >> 16, x >> 32: four shifts,
 	 * not seven (shifts have only two ports here); byte 7 by its own
 	 * shift, one step shorter than the high byte of x >> 48 */
@@ -138,14 +177,14 @@ typedef struct {
 /* 16 rounds forwards or backwards through the key; a ends as L16, b as R16.
  * x carries R ^ (this round's key) from round to round. */
 static inline __attribute__((always_inline)) void rounds64(uint64_t *a, uint64_t *b,
-							    const uint64_t *k, int fwd, side64 *side)
+							    const uint64_t *k, int fwd, side64 *side, const int sh)
 {
 	uint64_t l = *a, r = *b;
 	int j = fwd ? 0 : 15, d = fwd ? 1 : -1;
 	uint64_t x = r ^ k[j];
 #pragma GCC unroll 15
 	for (int i = 0; i < 15; i++, j += d) {
-		uint64_t kn = k[j + d], xn = f64(x, l ^ kn);
+		uint64_t kn = k[j + d], xn = f64(x, l ^ kn, sh);
 		l = r;
 		r = xn ^ kn;
 		x = xn;
@@ -155,20 +194,20 @@ static inline __attribute__((always_inline)) void rounds64(uint64_t *a, uint64_t
 			leave64(side->prev_out, side->pl, side->pr);
 	}
 	*a = r;
-	*b = f64(x, l);
+	*b = f64(x, l, sh);
 }
 
 /* The three passes (or one) on E-form halves after IP; side work goes
  * beside the first. */
 static inline __attribute__((always_inline)) void passes64(const des_table64_ks *ks, uint64_t *l, uint64_t *r,
-							    int enc, side64 *side)
+							    int enc, side64 *side, const int sh)
 {
 	if (ks->nkeys == 1) {
-		rounds64(l, r, ks->rk[0], enc, side);
+		rounds64(l, r, ks->rk[0], enc, side, sh);
 	} else {
-		rounds64(l, r, ks->rk[enc ? 0 : 2], enc, side);
-		rounds64(r, l, ks->rk[1], !enc, NULL);
-		rounds64(l, r, ks->rk[enc ? 2 : 0], enc, NULL);
+		rounds64(l, r, ks->rk[enc ? 0 : 2], enc, side, sh);
+		rounds64(r, l, ks->rk[1], !enc, NULL, sh);
+		rounds64(l, r, ks->rk[enc ? 2 : 0], enc, NULL, sh);
 	}
 }
 
@@ -177,7 +216,7 @@ static inline __attribute__((always_inline)) void crypt64(const des_table64_ks *
 {
 	uint64_t l, r;
 	enter64(in, &l, &r);
-	passes64(ks, &l, &r, enc, NULL);
+	passes64(ks, &l, &r, enc, NULL, 0);
 	leave64(out, l, r);
 }
 
@@ -193,7 +232,8 @@ static inline __attribute__((always_inline)) void crypt64(const des_table64_ks *
  * chains (~40 TSC ticks on Zen 5) between one block's rounds and the
  * next; inside the rounds they fill issue slots the chain leaves idle, and
  * a block costs its 16 rounds alone. */
-static void des_table64_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+static inline __attribute__((always_inline)) void cbc_enc64(const void *ksp, uint8_t *out, const uint8_t *in,
+							     size_t n, uint8_t *iv, const int sh)
 {
 	const des_table64_ks *ks = ksp;
 	uint64_t cl, cr;
@@ -207,12 +247,22 @@ static void des_table64_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in
 		side.next_in = i + 1 < n ? in + 8 * (i + 1) : NULL;
 		side.prev_out = i ? out + 8 * (i - 1) : NULL;
 		side.pl = cr, side.pr = cl;
-		passes64(ks, &l, &r, 1, &side);
+		passes64(ks, &l, &r, 1, &side, sh);
 		cl = r; /* IP(C) = (R16, L16) */
 		cr = l;
 	}
 	leave64(out + 8 * (n - 1), cr, cl);
 	memcpy(iv, out + 8 * (n - 1), 8);
+}
+
+static void des_table64_cbc_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	cbc_enc64(ksp, out, in, n, iv, 0);
+}
+
+static void des_table64_cbc_enc_shift(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	cbc_enc64(ksp, out, in, n, iv, 1);
 }
 
 /* CFB8 encryption with the shift register kept after IP. IP sends bit m
@@ -246,7 +296,8 @@ static inline uint8_t cfb8_first_byte(uint64_t l, uint64_t r)
 	return (uint8_t)((m >> 5 & 0x03) | (m >> 39 & 0x0c) | (m >> 21 & 0x30) | (m >> 3 & 0xc0));
 }
 
-static void des_table64_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv)
+static inline __attribute__((always_inline)) void cfb8_enc64(const void *ksp, uint8_t *out, const uint8_t *in,
+							      size_t len, uint8_t *iv, const int sh)
 {
 	const des_table64_ks *ks = ksp;
 	uint32_t hl = fb_load32_be(iv), hr = fb_load32_be(iv + 4), t;
@@ -254,7 +305,7 @@ static void des_table64_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *i
 	uint64_t w = (uint64_t)hl << 32 | hr;
 	for (size_t i = 0; i < len; i++) {
 		uint64_t l = expand((uint32_t)(w >> 32)), r = expand((uint32_t)w);
-		passes64(ks, &l, &r, 1, NULL);
+		passes64(ks, &l, &r, 1, NULL, sh);
 		uint8_t c = (uint8_t)(in[i] ^ cfb8_first_byte(l, r));
 		out[i] = c;
 		w = (w >> 1 & 0x7f7f7f7f7f7f7f7full) | cfb8_spread(c);
@@ -264,6 +315,16 @@ static void des_table64_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *i
 	DES_FP(hl, hr);
 	fb_store32_be(iv, hl);
 	fb_store32_be(iv + 4, hr);
+}
+
+static void des_table64_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv)
+{
+	cfb8_enc64(ksp, out, in, len, iv, 0);
+}
+
+static void des_table64_cfb8_enc_shift(const void *ksp, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv)
+{
+	cfb8_enc64(ksp, out, in, len, iv, 1);
 }
 
 static void des_table64_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
@@ -292,4 +353,25 @@ const fb_kernel fb_des_table64 = {
 	.decrypt = des_table64_decrypt,
 	.cbc_enc = des_table64_cbc_enc,
 	.cfb8_enc = des_table64_cfb8_enc,
+};
+
+/* The same with f64_shift on the serial chains (CBC and CFB8 encryption):
+ * Sapphire Rapids class, DES and 3DES CBC encryption 1.09-1.10x
+ * des/table64's speed (bench/limits.md). On AMD the high byte registers
+ * cost no more than a shift, and the serial list passes this over. */
+const fb_kernel fb_des_table64_shift = {
+	.name = "des/table64-shift",
+	.family = "des",
+	.block_size = 8,
+	.cpu_needs = 0,
+	.constant_time = 0,
+	.batch = 1,
+	.ks_size = sizeof(des_table64_ks),
+	.note = "des/table64 with its chains' table indices by shifts only",
+	.setkey = des_table64_setkey,
+	.encrypt = des_table64_encrypt,
+	.decrypt = des_table64_decrypt,
+	.cbc_enc = des_table64_cbc_enc_shift,
+	.cfb8_enc = des_table64_cfb8_enc_shift,
+	.serial_avoid_on = FB_CPU_AMD_ZEN,
 };
