@@ -84,34 +84,15 @@ static inline uint64_t byte1(uint64_t t)
 #endif
 }
 
-/* Byte j of x, into a register other than x's (a MOVZX that renaming
- * absorbs on Intel), by a shift: no high byte registers, which Intel
- * cores read with 3 cycles of latency (des/table64-shift). */
-static inline uint64_t byte_shift(uint64_t x, const int j)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-	uint64_t r, t;
-	if (j == 0)
-		__asm__("movzbl %b1, %k0" : "=&r"(r) : "r"(x));
-	else if (j == 7)
-		return x >> 56;
-	else
-		__asm__("mov %2, %1\n\tshr %3, %1\n\tmovzbl %b1, %k0" : "=r"(r), "=&r"(t) : "r"(x), "i"(8 * j));
-	return r;
-#else
-	return (x >> (8 * j)) & 0xFF;
-#endif
-}
-
-/* f64 with every index by byte_shift: seven shifts a round where f64
- * takes four, and no high byte register. */
+/* f64 with every index by a shift (fb_byte_index): seven shifts a round
+ * where f64 takes four, and no high byte register (des/table64-shift). */
 static inline uint64_t f64_shift(uint64_t x, uint64_t lk)
 {
 	FB_KEEP(lk);
-	uint64_t a = des_sp64[0][byte_shift(x, 0)] ^ des_sp64[1][byte_shift(x, 1)];
-	uint64_t b = des_sp64[2][byte_shift(x, 2)] ^ des_sp64[3][byte_shift(x, 3)];
-	uint64_t c = des_sp64[4][byte_shift(x, 4)] ^ des_sp64[5][byte_shift(x, 5)];
-	uint64_t d = des_sp64[6][byte_shift(x, 6)] ^ des_sp64[7][byte_shift(x, 7)];
+	uint64_t a = des_sp64[0][fb_byte_index(x, 0)] ^ des_sp64[1][fb_byte_index(x, 1)];
+	uint64_t b = des_sp64[2][fb_byte_index(x, 2)] ^ des_sp64[3][fb_byte_index(x, 3)];
+	uint64_t c = des_sp64[4][fb_byte_index(x, 4)] ^ des_sp64[5][fb_byte_index(x, 5)];
+	uint64_t d = des_sp64[6][fb_byte_index(x, 6)] ^ des_sp64[7][(x >> 56)];
 	a ^= lk;
 	FB_KEEP(a); FB_KEEP(b); FB_KEEP(c); FB_KEEP(d);
 	a ^= b;

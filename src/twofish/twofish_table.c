@@ -185,34 +185,16 @@ static inline __attribute__((always_inline)) uint64_t tf_b1(uint32_t x)
 #endif
 }
 
-/* Byte j of x as a 64-bit index without the high byte registers, for
- * Intel cores: there MOVZX from CH costs 3 cycles of latency, a shift and
- * a MOVZX into another register (which renaming absorbs) 1. */
-static inline __attribute__((always_inline)) uint64_t tf_byte_i(uint32_t x, const int j)
-{
-#if FB_X86
-	uint64_t r;
-	uint32_t t;
-	if (j == 0)
-		__asm__("movzbl %b1, %k0" : "=&r"(r) : "r"(x));
-	else if (j == 3)
-		return x >> 24;
-	else
-		__asm__("mov %2, %1\n\tshr %3, %1\n\tmovzbl %b1, %k0" : "=r"(r), "=&r"(t) : "r"(x), "i"(8 * j));
-	return r;
-#else
-	return (x >> (8 * j)) & 255;
-#endif
-}
-
 #define TF_G0_BY(g, s, x) g((s)[0][(x) & 255], (s)[1][tf_b1(x)], (s)[2][((x) >> 16) & 255], (s)[3][(x) >> 24])
 #define TF_G1_BY(g, s, x) g((s)[1][(x) & 255], (s)[2][tf_b1(x)], (s)[3][((x) >> 16) & 255], (s)[0][(x) >> 24])
 #define TF_G0_CHAIN(s, x) TF_G0_BY(tf_g_chain, s, x)
 #define TF_G1_CHAIN(s, x) TF_G1_BY(tf_g_chain, s, x)
-#define TF_G0_TREE(s, x) tf_g_tree((s)[0][tf_byte_i(x, 0)], (s)[1][tf_byte_i(x, 1)], \
-				   (s)[2][tf_byte_i(x, 2)], (s)[3][tf_byte_i(x, 3)])
-#define TF_G1_TREE(s, x) tf_g_tree((s)[1][tf_byte_i(x, 0)], (s)[2][tf_byte_i(x, 1)], \
-				   (s)[3][tf_byte_i(x, 2)], (s)[0][tf_byte_i(x, 3)])
+/* On the -tree chains: every index by a shift (fb_byte_index), none from a
+ * high byte register. */
+#define TF_G0_TREE(s, x) tf_g_tree((s)[0][fb_byte_index(x, 0)], (s)[1][fb_byte_index(x, 1)], \
+				   (s)[2][fb_byte_index(x, 2)], (s)[3][(x) >> 24])
+#define TF_G1_TREE(s, x) tf_g_tree((s)[1][fb_byte_index(x, 0)], (s)[2][fb_byte_index(x, 1)], \
+				   (s)[3][fb_byte_index(x, 2)], (s)[0][(x) >> 24])
 
 /* The PHT with the subkeys: x = t0 + t1 + k[0], y = t0 + 2 t1 + k[1].
  * TF_PHT leaves the order of the sums to the compiler (interleaved blocks:
