@@ -302,8 +302,9 @@ const fb_kernel fb_twofish_avx2 = {
 	.ctr32 = tf2_ctr32,
 	.cbc_dec = tf2_cbc_dec,
 	/* 16 gathers per block step: on Zen 2 it loses to twofish/table
-	 * (docs/benchmarks.md) */
-	.avoid_on = FB_CPU_SLOW_GATHER,
+	 * (docs/benchmarks.md), and on Zen 3-5 to twofish/table-avx2's four
+	 * interleaved blocks */
+	.avoid_on = FB_CPU_AMD_ZEN,
 };
 
 #endif /* FB_X86 */

@@ -70,7 +70,7 @@ int fb_twofish_avx512_setkey_tables(void *ks, const uint8_t *key, size_t keylen)
 /* x86 only: the SIMD kernels. */
 extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct,
 	fb_twofish_table_avx512, fb_twofish_table_avx512_t0, fb_twofish_table_avx512_tree,
-	fb_twofish_table_avx2;
+	fb_twofish_table_avx2, fb_twofish_table_avx2_tree;
 #define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
 			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
 #endif
