@@ -197,22 +197,19 @@ int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
 	return fb_twofish_table_setkey_by(ksp, key, keylen, keys_avx2);
 }
 
+/* What the two kernels share: all but the serial chain's CBC step. */
+#define TFTAB2_COMMON                                                                  \
+	.family = "twofish", .block_size = 16, .cpu_needs = FB_CPU_AVX2, .constant_time = 0, \
+	.batch = 1, .ks_size = sizeof(twofish_table_ks), .fills_schedule = 1,                \
+	.setkey = fb_twofish_table_setkey_avx2, .encrypt = fb_twofish_table_encrypt,          \
+	.decrypt = fb_twofish_table_decrypt, .cbc_dec = fb_twofish_table_cbc_dec,             \
+	.ctr32 = fb_twofish_table_ctr32
+
 const fb_kernel fb_twofish_table_avx2 = {
 	.name = "twofish/table-avx2",
-	.family = "twofish",
-	.block_size = 16,
-	.cpu_needs = FB_CPU_AVX2,
-	.constant_time = 0,
-	.batch = 1,
-	.ks_size = sizeof(twofish_table_ks),
 	.note = "full-keying tables, four blocks interleaved; key setup by AVX2 (vpshufb q)",
-	.fills_schedule = 1,
-	.setkey = fb_twofish_table_setkey_avx2,
-	.encrypt = fb_twofish_table_encrypt,
-	.decrypt = fb_twofish_table_decrypt,
+	TFTAB2_COMMON,
 	.cbc_enc = fb_twofish_table_cbc_enc,
-	.cbc_dec = fb_twofish_table_cbc_dec,
-	.ctr32 = fb_twofish_table_ctr32,
 };
 
 /* The same with twofish/table-avx512-tree's serial chains: the AVX2 class
@@ -220,20 +217,9 @@ const fb_kernel fb_twofish_table_avx2 = {
  * encryption 1.04x twofish/table-avx2's speed); AMD passes it over. */
 const fb_kernel fb_twofish_table_avx2_tree = {
 	.name = "twofish/table-avx2-tree",
-	.family = "twofish",
-	.block_size = 16,
-	.cpu_needs = FB_CPU_AVX2,
-	.constant_time = 0,
-	.batch = 1,
-	.ks_size = sizeof(twofish_table_ks),
 	.note = "twofish/table-avx2 with -t0's chains and each g's XORs as a balanced tree",
-	.fills_schedule = 1,
-	.setkey = fb_twofish_table_setkey_avx2,
-	.encrypt = fb_twofish_table_encrypt,
-	.decrypt = fb_twofish_table_decrypt,
+	TFTAB2_COMMON,
 	.cbc_enc = fb_twofish_table_cbc_enc_tree,
-	.cbc_dec = fb_twofish_table_cbc_dec,
-	.ctr32 = fb_twofish_table_ctr32,
 	.serial_avoid_on = FB_CPU_AMD_ZEN,
 };
 
