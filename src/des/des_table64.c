@@ -193,11 +193,11 @@ static inline __attribute__((always_inline)) void passes64(const des_table64_ks 
 }
 
 static inline __attribute__((always_inline)) void crypt64(const des_table64_ks *ks, uint8_t *out,
-							   const uint8_t *in, int enc)
+							   const uint8_t *in, int enc, const int sh)
 {
 	uint64_t l, r;
 	enter64(in, &l, &r);
-	passes64(ks, &l, &r, enc, NULL, 0);
+	passes64(ks, &l, &r, enc, NULL, sh);
 	leave64(out, l, r);
 }
 
@@ -311,13 +311,25 @@ static void des_table64_cfb8_enc_shift(const void *ksp, uint8_t *out, const uint
 static void des_table64_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		crypt64(ks, out + 8 * i, in + 8 * i, 1);
+		crypt64(ks, out + 8 * i, in + 8 * i, 1, 0);
 }
 
 static void des_table64_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		crypt64(ks, out + 8 * i, in + 8 * i, 0);
+		crypt64(ks, out + 8 * i, in + 8 * i, 0, 0);
+}
+
+static void des_table64_encrypt_shift(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		crypt64(ks, out + 8 * i, in + 8 * i, 1, 1);
+}
+
+static void des_table64_decrypt_shift(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		crypt64(ks, out + 8 * i, in + 8 * i, 0, 1);
 }
 
 const fb_kernel fb_des_table64 = {
@@ -350,8 +362,8 @@ const fb_kernel fb_des_table64_shift = {
 	.ks_size = sizeof(des_table64_ks),
 	.note = "des/table64 with its chains' table indices by shifts only",
 	.setkey = des_table64_setkey,
-	.encrypt = des_table64_encrypt,
-	.decrypt = des_table64_decrypt,
+	.encrypt = des_table64_encrypt_shift,
+	.decrypt = des_table64_decrypt_shift,
 	.cbc_enc = des_table64_cbc_enc_shift,
 	.cfb8_enc = des_table64_cfb8_enc_shift,
 	.serial_avoid_on = FB_CPU_AMD_ZEN,
