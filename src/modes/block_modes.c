@@ -221,15 +221,12 @@ static NOINLINE void ctr_generic(fb_state *s, const fb_rung *r, uint8_t *out, co
 	fb_wipe(tmp, used);
 }
 
-/* Whole blocks of CTR keystream XORed into in -> out; s->iv advances. */
-static void ctr_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+/* CTR runs whose counter's low 32 bits wrap: cut at each wrap, carrying
+ * into the rest of the counter. */
+static NOINLINE void ctr_wrapping(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
 	unsigned bs = s->bs;
 	const fb_kernel *k = r->k;
-	if (!k->ctr32) {
-		ctr_generic(s, r, out, in, n);
-		return;
-	}
 	while (n) {
 		uint64_t room = (uint64_t)1 << 32;
 		room -= fb_load32_be(s->iv + bs - 4);
@@ -239,6 +236,21 @@ static void ctr_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t 
 			ctr_add1(s->iv, bs - 4);
 		in += m * bs, out += m * bs, n -= m;
 	}
+}
+
+/* Whole blocks of CTR keystream XORed into in -> out; s->iv advances. A
+ * run that leaves the low 32 bits of the counter unwrapped, nearly every
+ * one, is one jump to the kernel: the loop above, inlined, cost a frame
+ * and ~45 instructions a call on 64-byte updates. */
+static void ctr_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const fb_kernel *k = r->k;
+	if (!k->ctr32)
+		ctr_generic(s, r, out, in, n);
+	else if (n < ((uint64_t)1 << 32) - fb_load32_be(s->iv + s->bs - 4))
+		k->ctr32(r->ks, out, in, n, s->iv);
+	else
+		ctr_wrapping(s, r, out, in, n);
 }
 
 /* CFB decryption of whole blocks: every keystream block is the encryption
