@@ -67,23 +67,6 @@ static inline uint32_t compress(uint64_t e)
 	return w;
 }
 
-/* lk ^ f, f = the round function's output (E-form) for x = r ^ k. lk is
- * known early (the other half with the next round key already XORed in):
- * the result is the next round's input, so no key XOR and only a balanced
- * XOR tree sit on the latency chain after the loads. */
-/* Bits 8..15 of t. On x86-64 read as a high-byte register (movzbl %ah):
- * compilers emit a shift instead, and shifts have only two ports here. */
-static inline uint64_t byte1(uint64_t t)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-	uint32_t r;
-	__asm__("movzbl %h1, %0" : "=Q"(r) : "Q"(t)); /* no REX with %ah */
-	return r;
-#else
-	return (t >> 8) & 0xFF;
-#endif
-}
-
 /* f64 with every index by a shift (fb_byte_index): seven shifts a round
  * where f64 takes four, and no high byte register (des/table64-shift). */
 static inline uint64_t f64_shift(uint64_t x, uint64_t lk)
@@ -101,21 +84,25 @@ static inline uint64_t f64_shift(uint64_t x, uint64_t lk)
 	return a ^ c;
 }
 
-/* sh (a constant after inlining) picks f64_shift. */
+/* lk ^ f, f = the round function's output (E-form) for x = r ^ k. lk is
+ * known early (the other half with the next round key already XORed in):
+ * the result is the next round's input, so no key XOR and only a balanced
+ * XOR tree sit on the latency chain after the loads. sh (a constant
+ * after inlining) picks f64_shift. */
 static inline uint64_t f64(uint64_t x, uint64_t lk, const int sh)
 {
 	if (sh)
 		return f64_shift(x, lk);
 	/* bytes 1, 3, 5 as the high byte of x, x >> 16, x >> 32: four shifts,
-	 * not seven (shifts have only two ports here); byte 7 by its own
+	 * not seven (shifts have only two ports on AMD Zen); byte 7 by its own
 	 * shift, one step shorter than the high byte of x >> 48 */
 	uint64_t x2 = x >> 16, x4 = x >> 32, x6 = x >> 48, x7 = x >> 56;
 	FB_KEEP(lk);
 	FB_KEEP(x2); FB_KEEP(x4); FB_KEEP(x6); FB_KEEP(x7);
-	uint64_t a = des_sp64[0][x & 0xFF] ^ des_sp64[1][byte1(x)];
+	uint64_t a = des_sp64[0][x & 0xFF] ^ des_sp64[1][fb_byte1_high(x)];
 	a ^= lk; /* the first two loads need no shift: lk joins them early */
-	uint64_t b = des_sp64[2][x2 & 0xFF] ^ des_sp64[3][byte1(x2)];
-	uint64_t c = des_sp64[4][x4 & 0xFF] ^ des_sp64[5][byte1(x4)];
+	uint64_t b = des_sp64[2][x2 & 0xFF] ^ des_sp64[3][fb_byte1_high(x2)];
+	uint64_t c = des_sp64[4][x4 & 0xFF] ^ des_sp64[5][fb_byte1_high(x4)];
 	uint64_t d = des_sp64[6][x6 & 0xFF] ^ des_sp64[7][x7];
 	FB_KEEP(a); FB_KEEP(b); FB_KEEP(c); FB_KEEP(d);
 	a ^= b;

@@ -171,22 +171,8 @@ static inline __attribute__((always_inline)) uint32_t tf_g_tree(uint32_t b0, uin
 	return b0 ^ b2;
 }
 
-/* Byte 1 of x as a 64-bit index, in one instruction (MOVZX from the high
- * byte register). GCC's own form zero-extends the result a second time
- * (mov %edx,%edx), a cycle on the chain's load of that byte. */
-static inline __attribute__((always_inline)) uint64_t tf_b1(uint32_t x)
-{
-#if FB_X86
-	uint64_t r;
-	__asm__("movzbl %h1, %k0" : "=Q"(r) : "Q"(x));
-	return r;
-#else
-	return (x >> 8) & 255;
-#endif
-}
-
-#define TF_G0_BY(g, s, x) g((s)[0][(x) & 255], (s)[1][tf_b1(x)], (s)[2][((x) >> 16) & 255], (s)[3][(x) >> 24])
-#define TF_G1_BY(g, s, x) g((s)[1][(x) & 255], (s)[2][tf_b1(x)], (s)[3][((x) >> 16) & 255], (s)[0][(x) >> 24])
+#define TF_G0_BY(g, s, x) g((s)[0][(x) & 255], (s)[1][fb_byte1_high(x)], (s)[2][((x) >> 16) & 255], (s)[3][(x) >> 24])
+#define TF_G1_BY(g, s, x) g((s)[1][(x) & 255], (s)[2][fb_byte1_high(x)], (s)[3][((x) >> 16) & 255], (s)[0][(x) >> 24])
 #define TF_G0_CHAIN(s, x) TF_G0_BY(tf_g_chain, s, x)
 #define TF_G1_CHAIN(s, x) TF_G1_BY(tf_g_chain, s, x)
 /* On the -tree chains: every index by a shift (fb_byte_index), none from a
@@ -382,7 +368,8 @@ void fb_twofish_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 
 /* CBC encryption with the chaining value kept in registers; t0 (a
  * constant after inlining) puts the subkeys onto t0 instead of t1 in the
- * chain's PHT (TF_PHT_AFTER_T0). By the dependence chain t1 is ready a
+ * chain's PHT (TF_PHT_AFTER_T0), and tree (with t0) takes g by
+ * TF_G0_TREE and TF_G1_TREE (twofish/table-avx512-tree). By the dependence chain t1 is ready a
  * cycle first, and on Zen 5 that order measured faster; on Zen 4 the
  * other one does (twofish/table-avx512-t0: CBC, CFB and OFB encryption
  * 1.03x at 64 B and 8 KB). */
