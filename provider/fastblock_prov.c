@@ -131,7 +131,15 @@ typedef struct fbp_ctx {
 	int tls_version;    /* CBC under libssl: one TLS record per update */
 	size_t tls_mac_size;
 	uint8_t tls_mac[64]; /* the MAC taken off the last decrypted record */
+	int direct;         /* FBP_DIRECT_*: what fbp_direct_update last found */
 } fbp_ctx;
+
+/* How an update of whole blocks, with nothing buffered, goes straight to
+ * the library (fbp_whole_blocks); none while not ready, under TLS, in the
+ * byte-stream modes and XTS, and for a decryption that keeps its last
+ * block back for the padding. One load on the short path instead of five
+ * tests of the state behind it. */
+enum { FBP_DIRECT_NONE, FBP_DIRECT_ECB, FBP_DIRECT_CBC_ENC, FBP_DIRECT_CBC_DEC };
 
 static int is_blockwise(const fbp_ctx *x)
 {
@@ -141,6 +149,18 @@ static int is_blockwise(const fbp_ctx *x)
 static enum fb_mode fbmode(const fbp_ctx *x)
 {
 	return x->alg->mode;
+}
+
+/* x->direct from ready, tls_version, enc and pad: called after any of them changes. */
+static void fbp_direct_update(fbp_ctx *x)
+{
+	x->direct = FBP_DIRECT_NONE;
+	if (!x->ready || x->tls_version || !is_blockwise(x) || (!x->enc && x->pad))
+		return;
+	if (fbmode(x) == FB_ECB)
+		x->direct = FBP_DIRECT_ECB;
+	else
+		x->direct = x->enc ? FBP_DIRECT_CBC_ENC : FBP_DIRECT_CBC_DEC;
 }
 
 static const char *fb_errname(int rc)
@@ -165,11 +185,13 @@ static int fbp_setup(fbp_ctx *x)
 	}
 	if (rc != FB_OK) {
 		x->ready = 0;
+		fbp_direct_update(x);
 		FBP_RAISE(x->prov, rc == FB_ERR_KEY_LENGTH ? PROV_R_INVALID_KEY_LENGTH : PROV_R_CIPHER_OPERATION_FAILED,
 			  "%s: %s", x->alg->fb_name, fb_errname(rc));
 		return 0;
 	}
 	x->ready = 1;
+	fbp_direct_update(x);
 	return 1;
 }
 
@@ -413,9 +435,8 @@ fail:
 	return 0;
 }
 
-static int fbp_set_ctx_params(void *vx, const OSSL_PARAM params[])
+static int fbp_set_params_of(fbp_ctx *x, const OSSL_PARAM params[])
 {
-	fbp_ctx *x = vx;
 	const OSSL_PARAM *p;
 	if (!params)
 		return 1;
@@ -459,6 +480,14 @@ fail:
 	return 0;
 }
 
+static int fbp_set_ctx_params(void *vx, const OSSL_PARAM params[])
+{
+	fbp_ctx *x = vx;
+	int ok = fbp_set_params_of(x, params);
+	fbp_direct_update(x); /* padding or TLS may have changed, even in a call that failed later */
+	return ok;
+}
+
 /* ---- init ---------------------------------------------------------------------- */
 
 static int fbp_init(void *vx, const unsigned char *key, size_t keylen, const unsigned char *iv,
@@ -494,6 +523,7 @@ static int fbp_init(void *vx, const unsigned char *key, size_t keylen, const uns
 	x->buf_len = 0;
 	x->num = 0;
 	x->ready = 0;
+	fbp_direct_update(x);
 	return x->key_set ? fbp_setup(x) : 1;
 }
 
@@ -575,17 +605,16 @@ static __attribute__((noinline)) int fbp_cbc_enc_blocks(fbp_ctx *x, uint8_t *out
 	return fbp_blocks(x, out, in, n, got);
 }
 
-/* fbp_update's whole-block path (n > 0), a tail call from it. Only x stays
- * live across the library call, so the frame is one register: CBC
- * encryption, which reads its output back, goes apart. */
+/* fbp_update's whole-block path (n > 0, x->direct), a tail call from
+ * it. Only x stays live across the library call, so the frame is one
+ * register: CBC encryption, which reads its output back, goes apart. */
 static __attribute__((noinline)) int fbp_whole_blocks(fbp_ctx *x, uint8_t *out, const uint8_t *in, size_t n,
 						      size_t *got)
 {
-	if (fbmode(x) == FB_CBC) {
-		if (x->enc)
-			return fbp_cbc_enc_blocks(x, out, in, n, got);
-		chain_copy(x->chain, in + n - x->bs, x->bs); /* before an in-place call overwrites it */
-	}
+	if (x->direct == FBP_DIRECT_CBC_ENC)
+		return fbp_cbc_enc_blocks(x, out, in, n, got);
+	if (x->direct == FBP_DIRECT_CBC_DEC) /* before an in-place call overwrites it */
+		chain_copy(x->chain, in + n - x->bs, x->bs);
 	int rc = fb_update(x->fb, out, n, got, in, n);
 	return rc == FB_OK ? 1 : fbp_blocks_failed(x, rc);
 }
@@ -967,14 +996,12 @@ static int fbp_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
 	 * Each is a tail call, so that this function needs no stack frame: at
 	 * 16 bytes the calls are most of the cost (callgrind: the frame was
 	 * 14 of about 310 instructions a 16-byte AES-CBC EVP update). */
-	if (x->ready && is_blockwise(x) && !x->tls_version && inl && !(inl & (x->bs - 1)) &&
-	    inl <= outsize && (out == in || !overlaps(out, inl, in, inl))) {
-		int hold = !x->enc && x->pad;
-		if (!x->buf_len && !hold)
-			return fbp_whole_blocks(x, out, in, inl, outl);
-		if (hold && (!x->buf_len || x->buf_len == x->bs))
-			return fbp_update_held(x, out, outl, in, inl);
-	}
+	if (x->direct && !x->buf_len && inl && !(inl & (x->bs - 1)) && inl <= outsize &&
+	    (out == in || !overlaps(out, inl, in, inl)))
+		return fbp_whole_blocks(x, out, in, inl, outl);
+	if (x->ready && is_blockwise(x) && !x->tls_version && inl && !(inl & (x->bs - 1)) && inl <= outsize &&
+	    (out == in || !overlaps(out, inl, in, inl)) && !x->enc && x->pad && (!x->buf_len || x->buf_len == x->bs))
+		return fbp_update_held(x, out, outl, in, inl);
 	if (x->ready && fbmode(x) == FB_XTS && inl)
 		return fbp_update_xts(x, out, outl, outsize, in, inl);
 	return fbp_update_any(x, out, outl, outsize, in, inl);

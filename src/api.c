@@ -442,6 +442,7 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;
 	if (s->padding == FB_PAD_DEFAULT)
 		s->padding = (s->mode == FB_ECB || s->mode == FB_CBC) ? FB_PAD_PKCS7 : FB_PAD_NONE;
+	s->direct_mask = fb_stream_direct_mask(s);
 	s->par = sel->par;
 	s->ser = sel->ser;
 	s->nrungs = 1 + sel->nrungs;

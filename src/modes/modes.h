@@ -26,9 +26,13 @@ typedef struct fb_rung {
 
 typedef struct fb_state {
 	uint32_t magic;
-	/* XTS: iv holds the tweak as given; its encryption waits for the first
-	 * block (xts_tweak_ready in block_modes.c), so fb_init costs the key setup alone. */
-	int tweak_pending;
+	/* fb_stream_update's short road, set at fb_init (fb_stream_direct_mask):
+	 * input whose length has none of these bits set, with nothing
+	 * buffered, gives as many bytes out at once. 0: byte streams; bs - 1:
+	 * ECB and CBC that withhold nothing; -1: never (XTS, decryption that
+	 * withholds a padding block). An int beside magic, in the cache line
+	 * every call reads, widened with its sign. */
+	int direct_mask;
 	const fb_cipher *c;
 	const fb_kernel *par, *ser; /* parallel batches; serial chains */
 	const void *ks_ser, *ks_tweak;
@@ -71,6 +75,9 @@ typedef struct fb_state {
 	 * short first run), which a long message may never have. Its area is
 	 * the last rung's when the serial kernel is that rung. */
 	int ser_lazy;
+	/* XTS: iv holds the tweak as given; its encryption waits for the first
+	 * block (xts_tweak_ready in block_modes.c), so fb_init costs the key setup alone. */
+	int tweak_pending;
 } fb_state;
 
 /* What a context's schedules serve: encryption only or decryption only
@@ -156,6 +163,8 @@ void fb_mode_threaded(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_
 int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		     const uint8_t *in, size_t in_len);
 int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
+/* s->direct_mask for the mode, direction and padding set in s. */
+int fb_stream_direct_mask(const fb_state *s);
 
 /* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);
