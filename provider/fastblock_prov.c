@@ -2,8 +2,10 @@
  * fastblock_prov.c - an OpenSSL 3 provider that offers fastblock's ciphers
  * through EVP (see docs/provider.md).
  *
- * Built on the public API of include/fastblock.h only. The library does the
- * block work; this file adds what EVP expects on top of it:
+ * Built on the public API of include/fastblock.h, and for whole-block
+ * updates and XTS units on fb_update_checked and fb_xts_unit_checked
+ * (src/api_private.h), which skip the argument checks made here already. The library does the block work;
+ * this file adds what EVP expects on top of it:
  *   - ECB and CBC: EVP's own buffering and PKCS#7 padding (the library
  *     context runs with FB_PAD_NONE and is fed whole blocks only), with the
  *     last block held back on padded decryption, as OpenSSL does;
@@ -33,6 +35,7 @@
 #include <openssl/rand.h>
 
 #include "fastblock.h"
+#include "api_private.h"
 
 /* Context parameters of this provider (see docs/provider.md). */
 #define FBP_PARAM_CT "fastblock-constant-time" /* int: 1 = constant-time kernels only */
@@ -615,7 +618,7 @@ static __attribute__((noinline)) int fbp_whole_blocks(fbp_ctx *x, uint8_t *out, 
 		return fbp_cbc_enc_blocks(x, out, in, n, got);
 	if (x->direct == FBP_DIRECT_CBC_DEC) /* before an in-place call overwrites it */
 		chain_copy(x->chain, in + n - x->bs, x->bs);
-	int rc = fb_update(x->fb, out, n, got, in, n);
+	int rc = fb_update_checked(x->fb, out, in, n, got); /* fbp_update checked room and overlap */
 	return rc == FB_OK ? 1 : fbp_blocks_failed(x, rc);
 }
 
@@ -851,7 +854,7 @@ static __attribute__((noinline)) int fbp_update_xts(fbp_ctx *x, uint8_t *out, si
 		return 0;
 	}
 	/* The context was keyed by fbp_setup: only the tweak is new. */
-	int rc = fb_message(x->fb, x->oiv, 16, in, inl, out, outsize, outl);
+	int rc = fb_xts_unit_checked(x->fb, x->oiv, in, inl, out, outl);
 	if (rc != FB_OK) {
 		FBP_RAISE(x->prov, PROV_R_CIPHER_OPERATION_FAILED, "%s", fb_errname(rc));
 		return 0;

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include "modes/modes.h"
+#include "api_private.h"
 #include "select.h"
 #include "des/des_keys.h"
 
@@ -570,6 +571,16 @@ int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
 	return fb_stream_update(s, out, clamp_cap(out, out_cap), out_len, in, in_len);
 }
 
+int fb_update_checked(fb_ctx *ctx, uint8_t *out, const uint8_t *in, size_t in_len, size_t *out_len)
+{
+	fb_state *s = state_of(ctx);
+	if (s->magic != FB_MAGIC_READY || !in_len || !fb_stream_is_direct(s, in_len))
+		return fb_update(ctx, out, in_len, out_len, in, in_len); /* the whole road decides */
+	*out_len = in_len;
+	fb_stream_direct(s, out, in, in_len);
+	return FB_OK;
+}
+
 int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len)
 {
 	if (!ctx || !out_len || (out_cap && !out))
@@ -808,6 +819,15 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 	if (s->mode == FB_XTS && !s->buf_len)
 		return xts_message(s, iv, in, in_len, out, clamp_cap(out, out_cap), out_len);
 	return message_restart(ctx, iv, iv_len, in, in_len, out, clamp_cap(out, out_cap), out_len);
+}
+
+int fb_xts_unit_checked(fb_ctx *ctx, const uint8_t *tweak, const uint8_t *in, size_t in_len, uint8_t *out,
+			size_t *out_len)
+{
+	fb_state *s = state_of(ctx);
+	if (s->magic != FB_MAGIC_READY || s->mode != FB_XTS || s->buf_len)
+		return fb_message(ctx, tweak, 16, in, in_len, out, in_len, out_len); /* the whole road decides */
+	return xts_message(s, tweak, in, in_len, out, in_len, out_len);
 }
 
 int fb_encrypt(const fb_cipher *c, const uint8_t *key, size_t key_len, const uint8_t *iv,

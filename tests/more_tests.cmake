@@ -20,6 +20,7 @@ if(CRYPTOPP_FOUND)
   add_test(NAME diff_cryptopp_quick COMMAND test_diff_cryptopp quick)
 endif()
 add_executable(test_errors test_errors.c)
+target_include_directories(test_errors PRIVATE ${CMAKE_SOURCE_DIR}/src) # api_private.h
 target_link_libraries(test_errors PRIVATE fastblock_static)
 add_test(NAME errors COMMAND test_errors)
 add_test(NAME footprint COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_footprint.sh $<TARGET_FILE:fastblock_cli>

@@ -56,17 +56,14 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 	 * as many bytes out as in. One test of the state decides it (a
 	 * 16-byte AES-CBC update: 33 instructions here, 48 when it tested
 	 * mode, direction, padding and buffer in turn). */
-	if ((in_len & (size_t)(ptrdiff_t)s->direct_mask) | s->buf_len)
+	if (!fb_stream_is_direct(s, in_len))
 		return update_general(s, out, out_cap, out_len, in, in_len);
 	if (in_len > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
 	if (fb_overlap_bad(out, in_len, in, in_len))
 		return FB_ERR_OVERLAP;
 	*out_len = in_len;
-	if (!is_buffered(s))
-		fb_mode_stream(s, out, in, in_len);
-	else
-		fb_mode_blocks(s, out, in, fb_blocks_in(s->bs, in_len));
+	fb_stream_direct(s, out, in, in_len);
 	return FB_OK;
 }
 
