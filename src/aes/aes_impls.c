@@ -24,11 +24,18 @@ static const fb_kernel *const serial[] = {
 };
 
 /* The figures behind the rows are in docs/benchmarks.md. The 512-bit
- * kernel finishes its own tails well, so no row hands them down. */
+ * kernel finishes its own tails well, so no row hands them down. One to
+ * three blocks go to AES-NI, whose last 2-3 blocks run as one group:
+ * through 256-bit VAES a single block (and the third of three) reached
+ * AES-NI by one more call (Sapphire Rapids class, EVP updates through
+ * the OpenSSL provider against OpenSSL's: ECB 16 B 0.955-0.999x -> 1.03-1.05x,
+ * 48 B 0.77x -> 0.99x; bench/limits.md). */
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_aes_vaes_avx512, &fb_aes_vaes_avx2, 16, 0, 0,
 	  "2-15 blocks start faster on 256-bit VAES; from 16 they are level" },
+	{ &fb_aes_vaes_avx2, &fb_aes_aesni, 4, 0, 0,
+	  "1-3 blocks: AES-NI as one group, not a 256-bit pass plus a hand-off to it" },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL },
 };
