@@ -4,8 +4,9 @@
  *
  * Built on the public API of include/fastblock.h, and for whole-block
  * updates and XTS units on fb_update_checked and fb_xts_unit_checked
- * (src/api_private.h), which skip the argument checks made here already. The library does the block work;
- * this file adds what EVP expects on top of it:
+ * (src/api_private.h), which skip the argument checks made here already.
+ * The library does the block work; this file adds what EVP expects on
+ * top of it:
  *   - ECB and CBC: EVP's own buffering and PKCS#7 padding (the library
  *     context runs with FB_PAD_NONE and is fed whole blocks only), with the
  *     last block held back on padded decryption, as OpenSSL does;
@@ -971,6 +972,14 @@ static int fbp_update_tls(fbp_ctx *x, uint8_t *out, size_t *outl, size_t outsize
 	return 1;
 }
 
+/* inl > 0 whole blocks, room for them at out, and out equal to in or
+ * apart from it: what the short paths of fbp_update need of the call. */
+static inline int whole_blocks_fit(const fbp_ctx *x, const unsigned char *out, size_t outsize,
+				   const unsigned char *in, size_t inl)
+{
+	return inl && !(inl & (x->bs - 1)) && inl <= outsize && (out == in || !overlaps(out, inl, in, inl));
+}
+
 static __attribute__((noinline)) int fbp_update_any(fbp_ctx *x, unsigned char *out, size_t *outl, size_t outsize,
 						  const unsigned char *in, size_t inl)
 {
@@ -999,11 +1008,10 @@ static int fbp_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
 	 * Each is a tail call, so that this function needs no stack frame: at
 	 * 16 bytes the calls are most of the cost (callgrind: the frame was
 	 * 14 of about 310 instructions a 16-byte AES-CBC EVP update). */
-	if (x->direct && !x->buf_len && inl && !(inl & (x->bs - 1)) && inl <= outsize &&
-	    (out == in || !overlaps(out, inl, in, inl)))
+	if (x->direct && !x->buf_len && whole_blocks_fit(x, out, outsize, in, inl))
 		return fbp_whole_blocks(x, out, in, inl, outl);
-	if (x->ready && is_blockwise(x) && !x->tls_version && inl && !(inl & (x->bs - 1)) && inl <= outsize &&
-	    (out == in || !overlaps(out, inl, in, inl)) && !x->enc && x->pad && (!x->buf_len || x->buf_len == x->bs))
+	if (x->ready && is_blockwise(x) && !x->tls_version && !x->enc && x->pad &&
+	    (!x->buf_len || x->buf_len == x->bs) && whole_blocks_fit(x, out, outsize, in, inl))
 		return fbp_update_held(x, out, outl, in, inl);
 	if (x->ready && fbmode(x) == FB_XTS && inl)
 		return fbp_update_xts(x, out, outl, outsize, in, inl);

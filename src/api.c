@@ -574,11 +574,9 @@ int fb_update(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len,
 int fb_update_checked(fb_ctx *ctx, uint8_t *out, const uint8_t *in, size_t in_len, size_t *out_len)
 {
 	fb_state *s = state_of(ctx);
-	if (s->magic != FB_MAGIC_READY || !in_len || !fb_stream_is_direct(s, in_len))
-		return fb_update(ctx, out, in_len, out_len, in, in_len); /* the whole road decides */
-	*out_len = in_len;
-	fb_stream_direct(s, out, in, in_len);
-	return FB_OK;
+	if (s->magic != FB_MAGIC_READY || !in_len)
+		return fb_update(ctx, out, in_len, out_len, in, in_len); /* its state and empty-input answers */
+	return fb_stream_update_checked(s, out, in, in_len, out_len);
 }
 
 int fb_final(fb_ctx *ctx, uint8_t *out, size_t out_cap, size_t *out_len)

@@ -25,11 +25,9 @@ static const fb_kernel *const serial[] = {
 
 /* The figures behind the rows are in docs/benchmarks.md. The 512-bit
  * kernel finishes its own tails well, so no row hands them down. One to
- * three blocks go to AES-NI, whose last 2-3 blocks run as one group:
- * through 256-bit VAES a single block (and the third of three) reached
- * AES-NI by one more call (Sapphire Rapids class, EVP updates through
- * the OpenSSL provider against OpenSSL's: ECB 16 B 0.955-0.999x -> 1.03-1.05x,
- * 48 B 0.77x -> 0.99x; bench/limits.md). */
+ * three blocks go to AES-NI as one group: aes/vaes-avx2 would run two of
+ * them as a 256-bit pass and hand the odd one to AES-NI by a second call
+ * (bench/limits.md, the ladders). */
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_aes_vaes_avx512, &fb_aes_vaes_avx2, 16, 0, 0,

@@ -165,28 +165,17 @@ int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
 /* s->direct_mask for the mode, direction and padding set in s. */
 int fb_stream_direct_mask(const fb_state *s);
+/* fb_stream_update for a caller that has checked what fb_update checks
+ * (in_len > 0 bytes at in, room for in_len bytes at out, in and out the
+ * same or apart: fb_update_checked): the short road without its room and
+ * overlap tests, anything else by fb_stream_update with out_cap = in_len. */
+int fb_stream_update_checked(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t *out_len);
 
 /* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);
 /* Byte-stream work for CFB, CFB8, OFB, CTR: any length. */
 void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
 
-/* 1 if in_len bytes take the short road: as many bytes out as in, at
- * once (byte streams; whole blocks of ECB and CBC with nothing buffered
- * or withheld). One test of the state. */
-static inline int fb_stream_is_direct(const fb_state *s, size_t in_len)
-{
-	return !((in_len & (size_t)(ptrdiff_t)s->direct_mask) | s->buf_len);
-}
-/* The short road's work, once fb_stream_is_direct holds and out has room
- * (a direct_mask of 0: a byte stream). */
-static inline void fb_stream_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len)
-{
-	if (s->direct_mask)
-		fb_mode_blocks(s, out, in, fb_blocks_in(s->bs, in_len));
-	else
-		fb_mode_stream(s, out, in, in_len);
-}
 /* XTS ciphertext stealing over the last full block plus r bytes (0<r<bs). */
 void fb_mode_xts_tail(fb_state *s, uint8_t *out, const uint8_t *in, size_t r);
 /* XTS: one whole data unit of len >= 16 bytes, the last two blocks stolen,
