@@ -131,6 +131,13 @@ static void one_trial(const char *name, EVP_CIPHER *fbc, EVP_CIPHER *ref, int qu
 		key[0] = (unsigned char)(key[klen / 2] ^ 1); /* halves differ */
 	rnd_bytes(iv, sizeof iv);
 	rnd_bytes(iv2, sizeof iv2);
+	if (rnd() % 4 == 0) {
+		/* a counter a few blocks short of a carry out of its low 4 to bs
+		 * bytes, the whole block included (CTR wraps around) */
+		size_t k = 4 + rnd() % (size_t)(bs - 3);
+		memset(iv + bs - k, 0xff, k);
+		iv[bs - 1] = (unsigned char)(0xff - rnd() % 4);
+	}
 	int enc = rnd() & 1, pad = blockwise ? (int)(rnd() & 1) : 0, inplace = rnd() & 1;
 	size_t maxlen = quick ? 300 : 5000;
 	size_t len = rnd() % 8 == 0 ? rnd() % maxlen : rnd() % 80;
