@@ -99,6 +99,9 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *    xts_enc()/xts_dec() run XTS over whole blocks; tweak[] is the
  *      encrypted tweak of the first block and is advanced past the last
  *      (ciphertext stealing stays in the mode layer).
+ *    xts_unit_enc()/xts_unit_dec() run one whole data unit from its
+ *      tweak as given (iv, not written): the tweak is encrypted with tks,
+ *      the tweak key's schedule made by a kernel with the same setkey.
  */
 /* ---- Multi-lane engines (fb_multi_crypt, src/modes/multi.c) ---------------
  *
@@ -199,6 +202,10 @@ typedef struct fb_kernel {
 			uint8_t *tweak);
 	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *tweak);
+	void (*xts_unit_enc)(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			     const uint8_t *iv);
+	void (*xts_unit_dec)(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			     const uint8_t *iv);
 	const fb_lanes *lanes; /* NULL: no multi-lane engine */
 	/* FB_CPU_* properties under which the default choice passes this
 	 * kernel over for the next in its list (it can still be forced). */
@@ -237,13 +244,16 @@ typedef struct fb_family {
 	 * unless it shares wide's setkey. keylen_max (0: any) limits a row to
 	 * keys of at most that many bytes; rows for one `wide` that differ by
 	 * key length name the same `narrow` (the context's size is planned
-	 * before the key is known). NULL-terminated; NULL: no ladder. */
+	 * before the key is known). only_on (0: any CPU) limits a row to CPUs
+ * with all of those FB_CPU_ properties; a row for the same `wide` after
+ * it then serves the others. NULL-terminated; NULL: no ladder. */
 	const struct fb_ladder_row {
 		const fb_kernel *wide, *narrow;
 		unsigned below;
 		int tails;
 		size_t keylen_max;
 		const char *why;
+		uint32_t only_on;
 	} *ladder;
 	/* Cipher facts: the key lengths (bytes, one cipher key) the
 	 * specification allows, and for FB_FLAG_STRICT_KEYS the keys it

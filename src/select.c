@@ -109,13 +109,15 @@ static const fb_kernel *small_kernel(const fb_selection_query *q, int need_ct)
 
 /* The family's ladder below the chosen parallel kernel: each row whose
  * wide kernel is the last one chosen adds its narrow kernel, if it runs
- * here, keeps a constant-time promise and fits the key length. */
+ * here, keeps a constant-time promise, fits the key length and is for
+ * this CPU's class. */
 static void ladder_of(const fb_selection_query *q, int need_ct, fb_selection *out)
 {
 	const fb_kernel *cur = out->par;
 	for (const struct fb_ladder_row *r = q->family->ladder; r && r->wide; r++) {
 		if (r->wide != cur || out->nrungs == FB_LADDER_MAX || !runs_on(r->narrow, q->cpu) ||
-		    (need_ct && !r->narrow->constant_time) || (r->keylen_max && q->key_len > r->keylen_max))
+		    (need_ct && !r->narrow->constant_time) || (r->keylen_max && q->key_len > r->keylen_max) ||
+		    (q->cpu & r->only_on) != r->only_on)
 			continue;
 		out->rung[out->nrungs++] = (struct fb_rung_choice){ r->narrow, r->below, r->tails };
 		cur = r->narrow;

@@ -5,6 +5,7 @@
  * file adds what the kernel uses beyond it: the four AES rounds on each
  * 128-bit lane, with the S-box computed (inversion in GF(2^8) as x^254,
  * multiplications by shifts and masks: no table, so no secret address),
+ * the same rounds on one 16-byte block (the XTS tweak's encryption),
  * the carry-less multiply of its XTS tweak updates, and 64-bit variable
  * shifts, byte shifts and a few SSE helpers. src/aes/aes_vaes_avx512.c is
  * then compiled unchanged; its tails and CBC encryption call the library's
@@ -89,6 +90,19 @@ CT_MODEL_AES512(_mm512_aesenc_epi128, 0, 0)
 CT_MODEL_AES512(_mm512_aesenclast_epi128, 0, 1)
 CT_MODEL_AES512(_mm512_aesdec_epi128, 1, 0)
 CT_MODEL_AES512(_mm512_aesdeclast_epi128, 1, 1)
+
+/* The AES-NI rounds of the one-block helpers in src/aes/aes_x86.h (the
+ * XTS tweak's encryption). */
+#define CT_MODEL_AES128(name, dec, last)                  \
+	static inline __m128i name(__m128i x, __m128i k)  \
+	{                                                 \
+		aes_lane(x.b, k.b, dec, last);            \
+		return x;                                 \
+	}
+CT_MODEL_AES128(_mm_aesenc_si128, 0, 0)
+CT_MODEL_AES128(_mm_aesenclast_si128, 0, 1)
+CT_MODEL_AES128(_mm_aesdec_si128, 1, 0)
+CT_MODEL_AES128(_mm_aesdeclast_si128, 1, 1)
 
 /* ---- the rest of what the kernel uses --------------------------------------------------------- */
 

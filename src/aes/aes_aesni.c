@@ -139,40 +139,6 @@ TGT int fb_aes_ni_setkey(void *ksp, const uint8_t *key, size_t keylen)
 
 /* ---- One block ------------------------------------------------------------- */
 
-/* Rounds 10..13 only for the longer keys; the branches depend on the key
- * length alone. */
-static inline TGT __m128i enc1(const __m128i *rk, unsigned nr, __m128i x)
-{
-	x = _mm_xor_si128(x, rk[0]);
-	for (unsigned i = 1; i < 10; i++)
-		x = _mm_aesenc_si128(x, rk[i]);
-	if (nr > 10) {
-		x = _mm_aesenc_si128(x, rk[10]);
-		x = _mm_aesenc_si128(x, rk[11]);
-		if (nr > 12) {
-			x = _mm_aesenc_si128(x, rk[12]);
-			x = _mm_aesenc_si128(x, rk[13]);
-		}
-	}
-	return _mm_aesenclast_si128(x, rk[nr]);
-}
-
-static inline TGT __m128i dec1(const __m128i *rk, unsigned nr, __m128i x)
-{
-	x = _mm_xor_si128(x, rk[0]);
-	for (unsigned i = 1; i < 10; i++)
-		x = _mm_aesdec_si128(x, rk[i]);
-	if (nr > 10) {
-		x = _mm_aesdec_si128(x, rk[10]);
-		x = _mm_aesdec_si128(x, rk[11]);
-		if (nr > 12) {
-			x = _mm_aesdec_si128(x, rk[12]);
-			x = _mm_aesdec_si128(x, rk[13]);
-		}
-	}
-	return _mm_aesdeclast_si128(x, rk[nr]);
-}
-
 /* ---- Groups of blocks -------------------------------------------------------- */
 
 /* n blocks side by side through the rounds, n a constant once inlined.
@@ -210,7 +176,7 @@ static inline __attribute__((always_inline)) TGT void aesn(const __m128i *rk, un
 							   const int dec)
 {
 	if (n == 1) { /* no loop at all for the longer keys' rounds */
-		x[0] = dec ? dec1(rk, nr, x[0]) : enc1(rk, nr, x[0]);
+		x[0] = dec ? fb_aes_ni_dec1(rk, nr, x[0]) : fb_aes_ni_enc1(rk, nr, x[0]);
 		return;
 	}
 	EACHN(n, x[j] = _mm_xor_si128(x[j], rk[0]));
@@ -519,46 +485,58 @@ TGT void fb_aes_ni_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *in, si
 
 /* ---- XTS -------------------------------------------------------------------- */
 
-/* The tweak times alpha in GF(2^128), IEEE 1619 order (the block as a
- * little-endian integer): every qword doubled, the carry out of qword 0
- * into qword 1, and x^128 = x^7 + x^2 + x + 1 (0x87) for the carry out of
- * the top. The sign words shuffled to where each carry lands, no branch. */
-static inline TGT __m128i xts_mul_alpha(__m128i t)
-{
-	const __m128i poly = _mm_set_epi32(0, 1, 0, 0x87);
-	__m128i c = _mm_and_si128(_mm_shuffle_epi32(_mm_srai_epi32(t, 31), 0x13), poly);
-	return _mm_xor_si128(_mm_add_epi64(t, t), c);
-}
+/* Tweaks: times alpha in GF(2^128), IEEE 1619 order (the block as a
+ * little-endian integer), is every qword doubled, the carry out of qword
+ * 0 into qword 1, and x^128 = x^7 + x^2 + x + 1 (0x87) for the carry out
+ * of the top. */
 
-/* The eight tweaks of a group from its first, t, which is advanced past
+/* The n <= 8 tweaks of a group from its first, t, which is advanced past
  * them. Each doubling's carries come from a shadow of t's sign dwords,
  * shuffled once a group to where the carries land (dword 3's sign to the
  * 0x87 in dword 0, dword 1's to bit 0 of dword 2) and doubled beside t:
  * after k < 9 doublings its dwords' signs are still t's. So a doubling is
- * one shift and four simple operations (xts_mul_alpha has a shift and a
- * shuffle): the shift and shuffle pipes are the ones the AES rounds
+ * one shift and four simple operations (on its own it would need a
+ * shift and a shuffle): the shift and shuffle pipes are the ones the AES rounds
  * compete for (8 KB XTS on Zen 5 under the AVX2 mask, before the key fold
  * below: 4.6-4.8 TSC ticks a block, 6.9 with eight chained doublings). */
-static inline __attribute__((always_inline)) TGT void xts_tweaks8(__m128i tw[8], __m128i *t)
+static inline __attribute__((always_inline)) TGT void xts_tweaksn(__m128i *tw, __m128i *t, const int n)
 {
 	const __m128i poly = _mm_set_epi32(0, 1, 0, 0x87);
 	__m128i r = _mm_shuffle_epi32(*t, 0x13), x = *t;
-	EACH8(tw[j] = x; x = _mm_xor_si128(_mm_add_epi64(x, x), _mm_and_si128(_mm_srai_epi32(r, 31), poly));
+	EACHN(n, tw[j] = x; x = _mm_xor_si128(_mm_add_epi64(x, x), _mm_and_si128(_mm_srai_epi32(r, 31), poly));
 	      r = _mm_add_epi32(r, r));
 	*t = x;
 }
 
-/* One block at a time from t: a unit's last n % 8 blocks, or a short
- * unit; returns the tweak past them. */
-static inline __attribute__((always_inline)) TGT __m128i xts_ones(const __m128i *rk, unsigned nr, uint8_t *out,
-								   const uint8_t *in, size_t n, __m128i t,
-								   int dec)
+/* A group of n < 8 blocks side by side from tweak t, advanced past them:
+ * the group's tweaks come two operations apart (xts_tweaksn), so the last
+ * block's rounds start a few cycles after the first's, where one block
+ * at a time kept the rounds of a 64-byte unit in one loop. */
+static inline __attribute__((always_inline)) TGT void xts_group(const __m128i *rk, unsigned nr, uint8_t *out,
+								const uint8_t *in, __m128i *t, const int n, int dec)
 {
-	for (; n > 0; n--, in += 16, out += 16, t = xts_mul_alpha(t)) {
-		__m128i x = _mm_xor_si128(LOAD(in, 0), t);
-		x = dec ? dec1(rk, nr, x) : enc1(rk, nr, x);
-		STORE(out, 0, _mm_xor_si128(x, t));
+	__m128i tw[8], x[8];
+	xts_tweaksn(tw, t, n);
+	EACHN(n, x[j] = _mm_xor_si128(LOAD(in, j), _mm_xor_si128(tw[j], rk[0])));
+	aesn_rounds(rk, nr, x, n, dec);
+	EACHN(n, STORE(out, j, _mm_xor_si128(x[j], tw[j])));
+}
+
+/* Fewer than 8 blocks from t: a group of 4, then the last 1-3 as one;
+ * returns the tweak past them. */
+static inline __attribute__((always_inline)) TGT __m128i xts_short(const __m128i *rk, unsigned nr, uint8_t *out,
+								    const uint8_t *in, size_t n, __m128i t, int dec)
+{
+	if (n >= 4) {
+		xts_group(rk, nr, out, in, &t, 4, dec);
+		n -= 4, in += 64, out += 64;
 	}
+	if (n == 3)
+		xts_group(rk, nr, out, in, &t, 3, dec);
+	else if (n == 2)
+		xts_group(rk, nr, out, in, &t, 2, dec);
+	else if (n == 1)
+		xts_group(rk, nr, out, in, &t, 1, dec);
 	return t;
 }
 
@@ -584,8 +562,8 @@ static inline __attribute__((always_inline)) TGT __m128i xts_tweak_load(const ui
 	return _mm_castpd_si128(_mm_loadh_pd(low, (const double *)(q + 1)));
 }
 
-/* XTS over n >= 8 whole blocks: groups of eight, then the rest one at a
- * time; tweak[] as for xts_run. The first group's tweaks are doubled in
+/* XTS over n >= 8 whole blocks from tweak next: groups of eight, then
+ * the rest as xts_short; returns the tweak past them. The first group's tweaks are doubled in
  * vector registers (the shortest chain to the first round); while a group
  * runs, the next group's are doubled in integer registers, off the vector
  * pipes the rounds share with the doubling's four operations a tweak
@@ -594,12 +572,12 @@ static inline __attribute__((always_inline)) TGT __m128i xts_tweak_load(const ui
  * writes the output. Out of line and reached by a tail jump: inlined, its
  * register pressure (eight blocks, eight tweaks) puts register saves on
  * the short units' path as well (64-byte units 48 ticks against 43). */
-static __attribute__((noinline)) TGT void xts_long(const __m128i *rk, unsigned nr, uint8_t *out,
-						    const uint8_t *in, size_t n, uint8_t *tweak, int dec)
+static __attribute__((noinline)) TGT __m128i xts_long(const __m128i *rk, unsigned nr, uint8_t *out,
+						       const uint8_t *in, size_t n, __m128i next, int dec)
 {
 	_Alignas(16) uint64_t tw[16];
-	__m128i t[8], x[8], next = _mm_loadu_si128((const __m128i *)tweak);
-	xts_tweaks8(t, &next);
+	__m128i t[8], x[8];
+	xts_tweaksn(t, &next, 8);
 	uint64_t lo = (uint64_t)_mm_cvtsi128_si64(next);
 	uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(next, next));
 	for (;;) {
@@ -630,33 +608,47 @@ static __attribute__((noinline)) TGT void xts_long(const __m128i *rk, unsigned n
 	for (int j = 0; j < 16; j++)
 		((volatile uint64_t *)tw)[j] = 0;
 	next = _mm_set_epi64x((long long)hi, (long long)lo);
-	_mm_storeu_si128((__m128i *)tweak, xts_ones(rk, nr, out, in, n, next, dec));
+	return xts_short(rk, nr, out, in, n, next, dec);
 }
 
-/* XTS over nblocks whole blocks; tweak[] is the first block's encrypted
- * tweak and is advanced past the last. */
-static inline __attribute__((always_inline)) TGT void xts_run(const fb_aes_x86_ks *ks, uint8_t *out,
-							      const uint8_t *in, size_t n,
-							      uint8_t *tweak, int dec)
+/* XTS over n whole blocks from tweak t (the first block's, encrypted);
+ * returns the tweak past the last. */
+static inline __attribute__((always_inline)) TGT __m128i xts_blocks(const fb_aes_x86_ks *ks, uint8_t *out,
+								     const uint8_t *in, size_t n, __m128i t,
+								     int dec)
 {
 	const __m128i *rk = (const __m128i *)(dec ? ks->dk : ks->ek);
 	unsigned nr = ks->rounds;
-	if (n >= 8) {
-		xts_long(rk, nr, out, in, n, tweak, dec);
-		return;
-	}
-	__m128i t = _mm_loadu_si128((const __m128i *)tweak);
-	_mm_storeu_si128((__m128i *)tweak, xts_ones(rk, nr, out, in, n, t, dec));
+	if (n >= 8)
+		return xts_long(rk, nr, out, in, n, t, dec);
+	return xts_short(rk, nr, out, in, n, t, dec);
 }
 
 TGT void fb_aes_ni_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak)
 {
-	xts_run(ks, out, in, nblocks, tweak, 0);
+	__m128i t = _mm_loadu_si128((const __m128i *)tweak);
+	_mm_storeu_si128((__m128i *)tweak, xts_blocks(ks, out, in, nblocks, t, 0));
 }
 
 TGT void fb_aes_ni_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak)
 {
-	xts_run(ks, out, in, nblocks, tweak, 1);
+	__m128i t = _mm_loadu_si128((const __m128i *)tweak);
+	_mm_storeu_si128((__m128i *)tweak, xts_blocks(ks, out, in, nblocks, t, 1));
+}
+
+/* One data unit from its tweak as given: the tweak's encryption and the
+ * first group's rounds in one function, the tweak in a register between
+ * them (the xts_unit hooks). */
+TGT void fb_aes_ni_xts_unit_enc(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t nblocks,
+				const uint8_t *iv)
+{
+	(void)xts_blocks(ks, out, in, nblocks, fb_aes_ni_tweak(tks, iv), 0);
+}
+
+TGT void fb_aes_ni_xts_unit_dec(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t nblocks,
+				const uint8_t *iv)
+{
+	(void)xts_blocks(ks, out, in, nblocks, fb_aes_ni_tweak(tks, iv), 1);
 }
 
 const fb_kernel fb_aes_aesni = {
@@ -682,6 +674,8 @@ const fb_kernel fb_aes_aesni = {
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.xts_enc = fb_aes_ni_xts_enc,
 	.xts_dec = fb_aes_ni_xts_dec,
+	.xts_unit_enc = fb_aes_ni_xts_unit_enc,
+	.xts_unit_dec = fb_aes_ni_xts_unit_dec,
 };
 
 #endif /* FB_X86 */

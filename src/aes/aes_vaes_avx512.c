@@ -14,7 +14,7 @@
  * registers (the fewest that hold them); a lone block goes through AES-NI.
  * Masked loads and stores touch only the caller's blocks.
  *
- * XTS (fb_aes_vaes512_xts_enc/dec, for a future hook) makes its tweaks in
+ * XTS (the xts and xts_unit hooks) makes its tweaks in
  * registers: byte shifts and VPCLMULQDQ, off the AES port.
  *
  * Constant time: VAES instructions take data-independent time; no table
@@ -373,19 +373,18 @@ INLINE TGT void xts_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *
 }
 
 INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
-		       uint8_t *tweak, int dir, int nr)
+		       __m128i *tweak, int dir, int nr)
 {
 	__m512i k[15], b[2];
 	load_keys(k, dir ? ks->dk : ks->ek, nr);
 	/* Lanes T, T*alpha, T*alpha^2, T*alpha^3, and those times alpha^4. */
-	b[0] = xts_mulv(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tweak)),
+	b[0] = xts_mulv(_mm512_broadcast_i32x4(*tweak),
 			_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0));
 	b[1] = xts_mul(b[0], 4);
 	for (; n >= 32; n -= 32, in += 512, out += 512)
 		xts_pass(k, nr, out, in, 32, 8, b, 1, dir);
 	/* The next tweak: lane 0 of b[0] times alpha^n for the n left. */
-	_mm_storeu_si128((__m128i *)tweak,
-			 _mm512_castsi512_si128(xts_mul(b[0], (int)n)));
+	*tweak = _mm512_castsi512_si128(xts_mul(b[0], (int)n));
 	if (n > 16)
 		xts_pass(k, nr, out, in, n, 8, b, 0, dir);
 	else if (n > 8)
@@ -399,18 +398,43 @@ INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in,
 /* XTS over nblocks whole blocks with the tweak tweak[] (already the
  * encryption of the sector number under the tweak key), which is advanced
  * by alpha^nblocks; ciphertext stealing is the caller's. out == in works. */
-TGT void fb_aes_vaes512_xts_enc(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-				uint8_t *tweak)
+INLINE TGT void xts_any(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak,
+			int dir)
 {
-	const fb_aes_x86_ks *ks = ksp;
-	BY_ROUNDS(ks, xts_nr, ks, out, in, n, tweak, 0);
+	__m128i t = _mm_loadu_si128((const __m128i *)tweak);
+	BY_ROUNDS(ks, xts_nr, ks, out, in, n, &t, dir);
+	_mm_storeu_si128((__m128i *)tweak, t);
 }
 
-TGT void fb_aes_vaes512_xts_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,
-				uint8_t *tweak)
+TGT void fb_aes_vaes512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak)
 {
-	const fb_aes_x86_ks *ks = ksp;
-	BY_ROUNDS(ks, xts_nr, ks, out, in, n, tweak, 1);
+	xts_any(ks, out, in, n, tweak, 0);
+}
+
+TGT void fb_aes_vaes512_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak)
+{
+	xts_any(ks, out, in, n, tweak, 1);
+}
+
+/* A data unit from its tweak as given (the xts_unit hooks): the tweak is
+ * encrypted here and broadcast from a register. */
+INLINE TGT void xts_unit(const fb_aes_x86_ks *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
+			 const uint8_t *iv, int dir)
+{
+	__m128i t = fb_aes_ni_tweak(tks, iv);
+	BY_ROUNDS(ks, xts_nr, ks, out, in, n, &t, dir);
+}
+
+static TGT void xts_unit_enc(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
+			     const uint8_t *iv)
+{
+	xts_unit(ks, tks, out, in, n, iv, 0);
+}
+
+static TGT void xts_unit_dec(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
+			     const uint8_t *iv)
+{
+	xts_unit(ks, tks, out, in, n, iv, 1);
 }
 
 const fb_kernel fb_aes_vaes_avx512 = {
@@ -437,6 +461,8 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.cfb8_enc = fb_aes_ni_cfb8_enc,
 	.xts_enc = fb_aes_vaes512_xts_enc,
 	.xts_dec = fb_aes_vaes512_xts_dec,
+	.xts_unit_enc = xts_unit_enc,
+	.xts_unit_dec = xts_unit_dec,
 };
 
 #endif /* FB_X86 */

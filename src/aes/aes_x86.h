@@ -9,6 +9,7 @@
 #include "../internal.h"
 
 #if FB_X86
+#include <immintrin.h>
 
 /* Encryption round keys ek[0..rounds] in FIPS 197 byte order, and the
  * decryption round keys of the equivalent inverse cipher: dk[0] = ek[nr],
@@ -18,6 +19,53 @@ typedef struct {
 	uint8_t dk[15][16];
 	uint32_t rounds; /* 10, 12 or 14 */
 } fb_aes_x86_ks;
+
+/* One block through the rounds of rk (nr of them), AES-NI only, inlined
+ * into any kernel whose target includes AES. Rounds 10..13 only for the
+ * longer keys; the branches depend on the key length alone. */
+#define FB_AES_NI_TGT FB_TARGET("aes,sse2")
+static inline __attribute__((always_inline)) FB_AES_NI_TGT __m128i fb_aes_ni_enc1(const __m128i *rk, unsigned nr,
+										 __m128i x)
+{
+	x = _mm_xor_si128(x, rk[0]);
+	for (unsigned i = 1; i < 10; i++)
+		x = _mm_aesenc_si128(x, rk[i]);
+	if (nr > 10) {
+		x = _mm_aesenc_si128(x, rk[10]);
+		x = _mm_aesenc_si128(x, rk[11]);
+		if (nr > 12) {
+			x = _mm_aesenc_si128(x, rk[12]);
+			x = _mm_aesenc_si128(x, rk[13]);
+		}
+	}
+	return _mm_aesenclast_si128(x, rk[nr]);
+}
+
+static inline __attribute__((always_inline)) FB_AES_NI_TGT __m128i fb_aes_ni_dec1(const __m128i *rk, unsigned nr,
+										 __m128i x)
+{
+	x = _mm_xor_si128(x, rk[0]);
+	for (unsigned i = 1; i < 10; i++)
+		x = _mm_aesdec_si128(x, rk[i]);
+	if (nr > 10) {
+		x = _mm_aesdec_si128(x, rk[10]);
+		x = _mm_aesdec_si128(x, rk[11]);
+		if (nr > 12) {
+			x = _mm_aesdec_si128(x, rk[12]);
+			x = _mm_aesdec_si128(x, rk[13]);
+		}
+	}
+	return _mm_aesdeclast_si128(x, rk[nr]);
+}
+
+/* An XTS unit's tweak as given (iv), encrypted with the tweak key's
+ * schedule tks: the first block's tweak. */
+static inline __attribute__((always_inline)) FB_AES_NI_TGT __m128i fb_aes_ni_tweak(const void *tks,
+										  const uint8_t *iv)
+{
+	const fb_aes_x86_ks *k = tks;
+	return fb_aes_ni_enc1((const __m128i *)k->ek, k->rounds, _mm_loadu_si128((const __m128i *)iv));
+}
 
 int fb_aes_ni_setkey(void *ks, const uint8_t *key, size_t keylen);
 int fb_aes_ni_setkey_enc(void *ks, const uint8_t *key, size_t keylen);
@@ -64,6 +112,12 @@ void fb_aes_ni_cfb8_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t 
 /* XTS over whole blocks with AES-NI; tweak[] is advanced (the xts hooks). */
 void fb_aes_ni_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);
 void fb_aes_ni_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);
+/* One XTS data unit of whole blocks from its tweak as given, encrypted
+ * with the tweak key's schedule tks (the xts_unit hooks). */
+void fb_aes_ni_xts_unit_enc(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			    const uint8_t *iv);
+void fb_aes_ni_xts_unit_dec(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t nblocks,
+			    const uint8_t *iv);
 /* XTS over whole blocks with the 512-bit VAES kernel (needs its CPU
  * features plus VPCLMULQDQ); tweak[] is advanced (the xts hooks). */
 void fb_aes_vaes512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

@@ -61,20 +61,20 @@ static const struct fb_small_row small[] = {
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 128, 1, 0,
-	  "vpermb S-box lookups cost per block; a bitsliced batch ~6,300 ticks (3DES) at any fill" },
+	  "vpermb S-box lookups cost per block; a bitsliced batch ~6,300 ticks (3DES) at any fill", 0 },
 	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 128, 1, 0,
-	  "the same for the vpermt2b-transposing variant" },
+	  "the same for the vpermt2b-transposing variant", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0,
-	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)" },
+	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
 	{ &fb_des_bs_avx2, &fb_des_table, 24, 1, 8,
-	  "DES: tables win below 24 blocks against a 256-block AVX2 batch (not constant-time)" },
+	  "DES: tables win below 24 blocks against a 256-block AVX2 batch (not constant-time)", 0 },
 	{ &fb_des_bs_avx2, &fb_des_table, 20, 1, 24,
-	  "3DES: tables win below 20 blocks (not constant-time)" },
+	  "3DES: tables win below 20 blocks (not constant-time)", 0 },
 	/* Reached only under FB_FLAG_CONSTANT_TIME, which drops the rows above. */
 	{ &fb_des_bs_avx2, &fb_des_rotate, 6, 1, 0,
-	  "constant time: a 256-block batch ~6,700 ticks (3DES) at any fill, des/rotate ~1,200 a block" },
+	  "constant time: a 256-block batch ~6,700 ticks (3DES) at any fill, des/rotate ~1,200 a block", 0 },
 #endif
-	{ NULL, NULL, 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
 
 static int key_ok(size_t len)

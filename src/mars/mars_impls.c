@@ -21,11 +21,11 @@ static const fb_kernel *const serial[] = {
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_mars_avx512, &fb_mars_portable, 10, 1, 0,
-	  "9 blocks: 795 TSC ticks scalar (four blocks interleaved), 962 for one padded zmm group of 16" },
+	  "9 blocks: 795 TSC ticks scalar (four blocks interleaved), 962 for one padded zmm group of 16", 0 },
 	{ &fb_mars_avx2, &fb_mars_portable, 13, 1, 0,
-	  "12 blocks: 994 TSC ticks scalar (four blocks interleaved), 1,213 for two ymm groups of 8" },
+	  "12 blocks: 994 TSC ticks scalar (four blocks interleaved), 1,213 for two ymm groups of 8", 0 },
 #endif
-	{ NULL, NULL, 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
 
 static int key_ok(size_t len)

@@ -112,6 +112,17 @@ static NOINLINE void first_step(fb_state *s, step_fn step, const fb_rung *r, uin
 	step(s, r, out, in, n);
 }
 
+/* The rung that takes a run of n blocks whole, or NULL when the run is
+ * split down the ladder (ladder_walk). As rung_for, with one test fewer
+ * on the short path. */
+static inline __attribute__((always_inline)) const fb_rung *rung_whole(const fb_state *s, size_t n)
+{
+	const fb_rung *r = s->rung;
+	while (n < r[1].below)
+		r++;
+	return !r->tail_below || n % r->k->batch >= r->tail_below ? r : NULL;
+}
+
 /* n blocks down the ladder: the widest rung that pays, then the rest.
  * Inlined into each caller, so that a run one rung takes whole (most
  * runs) is one direct jump: a 64-byte AES update is about 30 TSC ticks,
@@ -119,10 +130,8 @@ static NOINLINE void first_step(fb_state *s, step_fn step, const fb_rung *r, uin
 static inline __attribute__((always_inline)) void on_ladder(fb_state *s, step_fn step, uint8_t *out,
 							    const uint8_t *in, size_t n)
 {
-	const fb_rung *r = s->rung;
-	while (n < r[1].below) /* as rung_for, with one test fewer on the short path */
-		r++;
-	if (!r->tail_below || n % r->k->batch >= r->tail_below) {
+	const fb_rung *r = rung_whole(s, n);
+	if (r) {
 		if (__builtin_expect(!r->ks, 0))
 			first_step(s, step, r, out, in, n);
 		else
@@ -484,8 +493,30 @@ static NOINLINE void xts_unit_stolen(fb_state *s, uint8_t *out, const uint8_t *i
 	fb_mode_xts_tail(s, out + 16 * full, in + 16 * full, r);
 }
 
+/* A unit of n whole blocks whose tweak waits, in one call of the xts_unit
+ * hook of the rung that takes it whole, when that rung has one, its
+ * schedule is built, the tweak's schedule has its format, and the unit is
+ * not one for threads; 0 if not. The kernel then starts the first
+ * blocks' rounds straight from the tweak's encryption, with no store and
+ * reload of the tweak between the two AES latencies of a short unit. */
+static inline int xts_unit_fused(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
+{
+	const fb_rung *r = rung_whole(s, n);
+	if (!r || !r->ks || r->k->setkey != s->ser->setkey ||
+	    (s->threads != 1 && n >= fb_blocks_in(16, FB_MT_MIN)))
+		return 0;
+	void (*unit)(const void *, const void *, uint8_t *, const uint8_t *, size_t, const uint8_t *) =
+		s->encrypt ? r->k->xts_unit_enc : r->k->xts_unit_dec;
+	if (!unit)
+		return 0;
+	unit(r->ks, s->ks_tweak, out, in, n, s->iv);
+	return 1;
+}
+
 int fb_mode_xts_unit(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
+	if (s->tweak_pending && !(len & 15) && xts_unit_fused(s, out, in, len >> 4))
+		return FB_OK;
 	uint8_t start[16];
 	int pending = s->tweak_pending;
 	fb_copy_small(start, s->iv, 16);

@@ -20,11 +20,11 @@ static const fb_kernel *const serial[] = {
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_rc6_avx512, &fb_rc6_avx2, 9, 1, 0,
-	  "up to 8 blocks: 630 TSC ticks in one ymm group of 8, 800 in a padded zmm group of 16" },
+	  "up to 8 blocks: 630 TSC ticks in one ymm group of 8, 800 in a padded zmm group of 16", 0 },
 	{ &fb_rc6_avx2, &fb_rc6_portable, 3, 1, 0,
-	  "Zen 4: one block 130 TSC ticks scalar, 234 in a padded ymm group of 8; two 260 against 208-234, four 520 against 182-208" },
+	  "Zen 4: one block 130 TSC ticks scalar, 234 in a padded ymm group of 8; two 260 against 208-234, four 520 against 182-208", 0 },
 #endif
-	{ NULL, NULL, 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
 
 static int key_ok(size_t len)

@@ -39,11 +39,11 @@ static const fb_kernel *const serial[] = {
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512, 7, 1, 0,
-	  "one 64-lane SIMD step costs about as much as six or seven blocks by tables" },
+	  "one 64-lane SIMD step costs about as much as six or seven blocks by tables", 0 },
 	{ &fb_twofish_avx2, &fb_twofish_table_avx2, 8, 1, 0,
-	  "twofish/avx2 works in groups of 8 blocks; shorter runs and tails go by tables (same schedule)" },
+	  "twofish/avx2 works in groups of 8 blocks; shorter runs and tails go by tables (same schedule)", 0 },
 #endif
-	{ NULL, NULL, 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
 
 static int key_ok(size_t len)
