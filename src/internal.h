@@ -198,6 +198,10 @@ typedef struct fb_kernel {
 	void (*cfb_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *iv);
 	void (*cfb8_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv);
+	/* A serial kernel's OFB of whole blocks, either direction (iv becomes
+	 * the last keystream block); NULL: through cbc_enc over zero blocks or
+	 * one block at a time. */
+	void (*ofb)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *iv);
 	void (*xts_enc)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 			uint8_t *tweak);
 	void (*xts_dec)(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,

@@ -445,6 +445,35 @@ TGT void fb_aes_ni_cfb_enc(const void *ksp, uint8_t *out, const uint8_t *in, siz
 		BY_ROUNDS(ks, cfb_enc_nr, ks, out, in, nblocks, iv);
 }
 
+/* OFB: O_i = E(O_i-1), C_i = P_i ^ O_i, either way. The last round's key
+ * k[nr] ^ k[0] makes its output O_i ^ k[0], the next block's state after
+ * AddRoundKey, so the chain is the nr rounds alone; the XOR with the data
+ * runs beside it. */
+static inline __attribute__((always_inline)) TGT void
+ofb_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv, const unsigned nr)
+{
+	__m128i k[15], x;
+
+	keys_in(k, ks, nr);
+	__m128i last = _mm_xor_si128(k[nr], k[0]);
+	x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)iv), k[0]);
+	for (; n; n--, in += 16, out += 16) {
+		__m128i pk = _mm_xor_si128(LOAD(in, 0), k[0]);
+		x = _mm_aesenclast_si128(middle_rounds(x, k, nr), last);
+		STORE(out, 0, _mm_xor_si128(x, pk));
+	}
+	_mm_storeu_si128((__m128i *)iv, _mm_xor_si128(x, k[0]));
+}
+
+/* OFB of whole blocks, either direction; iv[] becomes the last keystream
+ * block: the ofb hook. */
+TGT void fb_aes_ni_ofb(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *iv)
+{
+	const fb_aes_x86_ks *ks = ksp;
+	if (nblocks)
+		BY_ROUNDS(ks, ofb_nr, ks, out, in, nblocks, iv);
+}
+
 /* CFB8: c = p ^ (first byte of E(R)), R = R << 8 | c. The shift register
  * stays in a register: through memory, each byte's 16-byte load of R
  * would wait for the one-byte store before it (a failed store forwarding
@@ -671,6 +700,7 @@ const fb_kernel fb_aes_aesni = {
 	.cfb_dec = fb_aes_ni_cfb_dec,
 	.cfb_enc = fb_aes_ni_cfb_enc,
 	.cfb8_enc = fb_aes_ni_cfb8_enc,
+	.ofb = fb_aes_ni_ofb,
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.xts_enc = fb_aes_ni_xts_enc,
 	.xts_dec = fb_aes_ni_xts_dec,

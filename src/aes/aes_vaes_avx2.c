@@ -431,6 +431,7 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.cfb_enc = fb_aes_ni_cfb_enc,
 	.cfb8_enc = fb_aes_ni_cfb8_enc,
+	.ofb = fb_aes_ni_ofb,
 	.xts_enc = xts_enc,
 	.xts_dec = xts_dec,
 	.xts_unit_enc = xts_unit_enc,

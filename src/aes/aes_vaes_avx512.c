@@ -459,6 +459,7 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.cbc_enc = fb_aes_ni_cbc_enc,
 	.cfb_enc = fb_aes_ni_cfb_enc,
 	.cfb8_enc = fb_aes_ni_cfb8_enc,
+	.ofb = fb_aes_ni_ofb,
 	.xts_enc = fb_aes_vaes512_xts_enc,
 	.xts_dec = fb_aes_vaes512_xts_dec,
 	.xts_unit_enc = xts_unit_enc,

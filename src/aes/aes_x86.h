@@ -109,6 +109,8 @@ void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 void fb_aes_ni_cfb_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
 		       uint8_t *iv);
 void fb_aes_ni_cfb8_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t len, uint8_t *iv);
+/* Serial OFB of whole blocks, either direction: the ofb hook. */
+void fb_aes_ni_ofb(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *iv);
 /* XTS over whole blocks with AES-NI; tweak[] is advanced (the xts hooks). */
 void fb_aes_ni_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);
 void fb_aes_ni_xts_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t *tweak);

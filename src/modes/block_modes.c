@@ -607,6 +607,10 @@ static void serial_stream_blocks(fb_state *s, uint8_t *out, const uint8_t *in, s
 		s->ser->cfb_enc(s->ks_ser, out, in, n, s->iv);
 		return;
 	}
+	if (s->mode == FB_OFB && s->ser->ofb) {
+		s->ser->ofb(s->ks_ser, out, in, n, s->iv);
+		return;
+	}
 	if (s->ser->cbc_enc && n >= SERIAL_VIA_CBC_MIN) {
 		stream_via_cbc(s, out, in, n);
 		return;
