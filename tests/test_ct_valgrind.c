@@ -311,9 +311,10 @@ static const fb_kernel *reference_of(const char *family)
 
 #define MAXN 600
 #define MAXB (16 * MAXN)
-enum { OP_ENC, OP_DEC, OP_CTR, OP_CBC_DEC, OP_CBC_ENC, OP_CFB_DEC, OP_XTS_ENC, OP_XTS_DEC, NOPS };
+enum { OP_ENC, OP_DEC, OP_CTR, OP_CBC_DEC, OP_CBC_ENC, OP_CFB_DEC, OP_CFB_ENC, OP_OFB, OP_XTS_ENC, OP_XTS_DEC,
+       OP_XTS_UNIT_ENC, OP_XTS_UNIT_DEC, NOPS };
 static const char *const op_names[NOPS] = { "encrypt", "decrypt", "ctr32", "cbc_dec", "cbc_enc", "cfb_dec",
-					    "xts_enc", "xts_dec" };
+					    "cfb_enc", "ofb", "xts_enc", "xts_dec", "xts_unit_enc", "xts_unit_dec" };
 
 /* Run lengths that reach every path of a kernel of this batch: for the
  * 128-bit families every count from one block to a full batch and one
@@ -350,13 +351,18 @@ static void xts_double(uint8_t t[16])
 }
 
 /* The reference result of op on n blocks of in, by the reference kernel
- * r with schedule kr, from the public (defined) copies. */
-static void reference(const fb_kernel *r, const void *kr, int op, uint8_t *ref, const uint8_t *in,
-		      size_t n, const uint8_t *iv)
+ * r with schedule kr (krt: of the XTS tweak key), from the public
+ * (defined) copies. */
+static void reference(const fb_kernel *r, const void *kr, const void *krt, int op, uint8_t *ref,
+		      const uint8_t *in, size_t n, const uint8_t *iv)
 {
 	unsigned bs = r->block_size;
 	uint8_t ch[16], blk[16];
 	memcpy(ch, iv, bs);
+	if (op == OP_XTS_UNIT_ENC || op == OP_XTS_UNIT_DEC) {
+		r->encrypt(krt, ch, ch, 1); /* the unit's first tweak */
+		op = op == OP_XTS_UNIT_ENC ? OP_XTS_ENC : OP_XTS_DEC;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *x = in + bs * i;
 		uint8_t *y = ref + bs * i;
@@ -384,6 +390,15 @@ static void reference(const fb_kernel *r, const void *kr, int op, uint8_t *ref, 
 			for (unsigned j = 0; j < bs; j++) y[j] = blk[j] ^ x[j];
 			memcpy(ch, x, bs);
 			break;
+		case OP_CFB_ENC:
+			r->encrypt(kr, blk, ch, 1);
+			for (unsigned j = 0; j < bs; j++) y[j] = blk[j] ^ x[j];
+			memcpy(ch, y, bs);
+			break;
+		case OP_OFB:
+			r->encrypt(kr, ch, ch, 1);
+			for (unsigned j = 0; j < bs; j++) y[j] = ch[j] ^ x[j];
+			break;
 		default: /* XTS: the tweak is given already encrypted */
 			for (unsigned j = 0; j < bs; j++) blk[j] = x[j] ^ ch[j];
 			if (op == OP_XTS_ENC) r->encrypt(kr, blk, blk, 1); else r->decrypt(kr, blk, blk, 1);
@@ -393,11 +408,16 @@ static void reference(const fb_kernel *r, const void *kr, int op, uint8_t *ref, 
 	}
 }
 
-/* Runs op of kernel k on the secret (undefined) copies; 0 if k lacks it. */
-static int run_op(const fb_kernel *k, const void *ks, int op, uint8_t *out, const uint8_t *sec,
+/* Runs op of kernel k on the secret (undefined) copies (tks: the XTS
+ * tweak key's schedule); 0 if k lacks it. */
+static int run_op(const fb_kernel *k, const void *ks, const void *tks, int op, uint8_t *out, const uint8_t *sec,
 		  size_t n, uint8_t *siv)
 {
 	switch (op) {
+	case OP_CFB_ENC: if (!k->cfb_enc) return 0; k->cfb_enc(ks, out, sec, n, siv); return 1;
+	case OP_OFB: if (!k->ofb) return 0; k->ofb(ks, out, sec, n, siv); return 1;
+	case OP_XTS_UNIT_ENC: if (!k->xts_unit_enc) return 0; k->xts_unit_enc(ks, tks, out, sec, n, siv); return 1;
+	case OP_XTS_UNIT_DEC: if (!k->xts_unit_dec) return 0; k->xts_unit_dec(ks, tks, out, sec, n, siv); return 1;
 	case OP_ENC: k->encrypt(ks, out, sec, n); return 1;
 	case OP_DEC: k->decrypt(ks, out, sec, n); return 1;
 	case OP_CTR: if (!k->ctr32) return 0; k->ctr32(ks, out, sec, n, siv); return 1;
@@ -413,7 +433,7 @@ static int run_op(const fb_kernel *k, const void *ks, int op, uint8_t *out, cons
  * the key and the data undefined; returns the number of wrong results. */
 static int check_kernel(const fb_kernel *k, const char *label)
 {
-	static _Alignas(64) uint8_t ks[FB_KS_MAX], kt[FB_KS_MAX];
+	static _Alignas(64) uint8_t ks[FB_KS_MAX], kt[FB_KS_MAX], ks2[FB_KS_MAX], kt2[FB_KS_MAX];
 	static uint8_t in[MAXB], sec[MAXB], out[MAXB], ref[MAXB];
 	const fb_kernel *r = reference_of(k->family);
 	static const size_t des_keys[] = { 8, 16, 24 }, other_keys[] = { 16, 24, 32 };
@@ -442,6 +462,15 @@ static int check_kernel(const fb_kernel *k, const char *label)
 			printf("%s: setkey refused %zu bytes\n", label, kl);
 			return 1;
 		}
+		/* A second key of the same length: the XTS units' tweak key. */
+		for (size_t i = 0; i < kl; i++)
+			key[i] = rnd8();
+		memset(kt2, 0, sizeof kt2);
+		r->setkey(kt2, key, kl);
+		memcpy(skey, key, kl);
+		VALGRIND_MAKE_MEM_UNDEFINED(skey, kl);
+		memset(ks2, 0, sizeof ks2);
+		k->setkey(ks2, skey, kl);
 		for (size_t li = 0; li < nlen; li++) {
 			size_t n = lens[li];
 			for (int op = 0; op < NOPS; op++) {
@@ -454,9 +483,9 @@ static int check_kernel(const fb_kernel *k, const char *label)
 				VALGRIND_MAKE_MEM_UNDEFINED(sec, bs * n);
 				if (op != OP_CTR) /* the counter is public; chaining values and tweaks are not */
 					VALGRIND_MAKE_MEM_UNDEFINED(siv, bs);
-				if (!run_op(k, ks, op, out, sec, n, siv))
+				if (!run_op(k, ks, ks2, op, out, sec, n, siv))
 					continue;
-				reference(r, kt, op, ref, in, n, iv);
+				reference(r, kt, kt2, op, ref, in, n, iv);
 				VALGRIND_MAKE_MEM_DEFINED(out, bs * n);
 				if (memcmp(out, ref, bs * n)) {
 					printf("%s: wrong result, key %zu bytes, %s, %zu blocks\n", label, kl,
