@@ -249,8 +249,8 @@ typedef struct fb_family {
 	 * keys of at most that many bytes; rows for one `wide` that differ by
 	 * key length name the same `narrow` (the context's size is planned
 	 * before the key is known). only_on (0: any CPU) limits a row to CPUs
- * with all of those FB_CPU_ properties; a row for the same `wide` after
- * it then serves the others. NULL-terminated; NULL: no ladder. */
+	 * with all of those FB_CPU_ properties; a row for the same `wide` after
+	 * it then serves the others. NULL-terminated; NULL: no ladder. */
 	const struct fb_ladder_row {
 		const fb_kernel *wide, *narrow;
 		unsigned below;

@@ -514,20 +514,19 @@ TGT void fb_aes_ni_cfb8_enc(const void *ksp, uint8_t *out, const uint8_t *in, si
 
 /* ---- XTS -------------------------------------------------------------------- */
 
-/* Tweaks: times alpha in GF(2^128), IEEE 1619 order (the block as a
+/* The n <= 8 tweaks of a group from its first, t, which is advanced past
+ * them. A tweak times alpha in GF(2^128), IEEE 1619 order (the block as a
  * little-endian integer), is every qword doubled, the carry out of qword
  * 0 into qword 1, and x^128 = x^7 + x^2 + x + 1 (0x87) for the carry out
- * of the top. */
-
-/* The n <= 8 tweaks of a group from its first, t, which is advanced past
- * them. Each doubling's carries come from a shadow of t's sign dwords,
- * shuffled once a group to where the carries land (dword 3's sign to the
- * 0x87 in dword 0, dword 1's to bit 0 of dword 2) and doubled beside t:
- * after k < 9 doublings its dwords' signs are still t's. So a doubling is
- * one shift and four simple operations (on its own it would need a
- * shift and a shuffle): the shift and shuffle pipes are the ones the AES rounds
- * compete for (8 KB XTS on Zen 5 under the AVX2 mask, before the key fold
- * below: 4.6-4.8 TSC ticks a block, 6.9 with eight chained doublings). */
+ * of the top. Each doubling's carries come from a shadow of t's sign
+ * dwords, shuffled once a group to where the carries land (dword 3's sign
+ * to the 0x87 in dword 0, dword 1's to bit 0 of dword 2) and doubled
+ * beside t: after k < 9 doublings its dwords' signs are still t's. So a
+ * doubling is one shift and four simple operations (alone it needs a
+ * shift and a shuffle): the shift and shuffle pipes are the ones the AES
+ * rounds compete for (8 KB XTS on Zen 5 under the AVX2 mask, before the
+ * key fold below: 4.6-4.8 TSC ticks a block, 6.9 with eight chained
+ * doublings). */
 static inline __attribute__((always_inline)) TGT void xts_tweaksn(__m128i *tw, __m128i *t, const int n)
 {
 	const __m128i poly = _mm_set_epi32(0, 1, 0, 0x87);
@@ -592,8 +591,8 @@ static inline __attribute__((always_inline)) TGT __m128i xts_tweak_load(const ui
 }
 
 /* XTS over n >= 8 whole blocks from tweak next: groups of eight, then
- * the rest as xts_short; returns the tweak past them. The first group's tweaks are doubled in
- * vector registers (the shortest chain to the first round); while a group
+ * the rest as xts_short; returns the tweak past them. The first group's
+ * tweaks are doubled in vector registers (the shortest chain to the first round); while a group
  * runs, the next group's are doubled in integer registers, off the vector
  * pipes the rounds share with the doubling's four operations a tweak
  * (8 KB XTS under the AVX2 mask on Zen 5: 3.9 -> 3.6 TSC ticks a block).

@@ -282,28 +282,32 @@ static TGT void cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t
  * 0x87 in qword 0, from the sign dwords shuffled to where they land. */
 #define XTS_POLY_Y _mm256_set_epi32(0, 1, 0, 0x87, 0, 1, 0, 0x87)
 
+/* One doubling of x, its carries from the shadow r of x's sign dwords
+ * (shuffled to where the carries land), which is doubled beside it. */
+INLINE TGT __m256i xts_step(__m256i x, __m256i *r)
+{
+	__m256i c = _mm256_and_si256(_mm256_srai_epi32(*r, 31), XTS_POLY_Y);
+	*r = _mm256_add_epi32(*r, *r);
+	return _mm256_xor_si256(_mm256_add_epi64(x, x), c);
+}
+
 INLINE TGT __m256i xts_double(__m256i t)
 {
-	__m256i c = _mm256_shuffle_epi32(_mm256_srai_epi32(t, 31), 0x13);
-	return _mm256_xor_si256(_mm256_add_epi64(t, t), _mm256_and_si256(c, XTS_POLY_Y));
+	__m256i r = _mm256_shuffle_epi32(t, 0x13);
+	return xts_step(t, &r);
 }
 
 /* The tweaks of nz registers from *t (register j's pair is the first times
- * alpha^2j), and *t advanced past them. The carries of each doubling come
- * from a shadow of t's sign dwords, doubled beside it (valid for fewer
- * than 28 doublings), so a doubling costs one shift (xts_double has a
- * shift and a shuffle): on Intel shifts and VAESENC share two ports. A
- * chain of doublings, not each power on its own: a power of alpha by
- * shifts costs eleven operations, five of them shifts, and those made an
- * 8-block unit 1.14x slower (Sapphire Rapids class, aes/vaes-avx2 forced). */
+ * alpha^2j), and *t advanced past them. One shadow serves the whole chain
+ * (valid for fewer than 28 doublings), so a doubling costs one shift: on
+ * Intel shifts and VAESENC share two ports. A chain of doublings, not
+ * each power on its own: a power of alpha by shifts costs eleven
+ * operations, five of them shifts, and those made 8- to 10-block units
+ * 1.07-1.15x slower (Sapphire Rapids class, aes/vaes-avx2 forced). */
 INLINE TGT void xts_tweaks_y(__m256i *tw, __m256i *t, const int nz)
 {
 	__m256i r = _mm256_shuffle_epi32(*t, 0x13), x = *t;
-	EACH(nz, tw[j] = x;
-	     x = _mm256_xor_si256(_mm256_add_epi64(x, x), _mm256_and_si256(_mm256_srai_epi32(r, 31), XTS_POLY_Y));
-	     r = _mm256_add_epi32(r, r);
-	     x = _mm256_xor_si256(_mm256_add_epi64(x, x), _mm256_and_si256(_mm256_srai_epi32(r, 31), XTS_POLY_Y));
-	     r = _mm256_add_epi32(r, r));
+	EACH(nz, tw[j] = x; x = xts_step(x, &r); x = xts_step(x, &r));
 	*t = x;
 }
 
