@@ -21,9 +21,17 @@ static const fb_kernel *const serial[] = {
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_mars_avx512, &fb_mars_portable, 10, 1, 0,
-	  "9 blocks: 795 TSC ticks scalar (four blocks interleaved), 962 for one padded zmm group of 16", 0 },
+	  "AMD Zen: 9 blocks 795 TSC ticks scalar (four blocks interleaved), 962 for one padded zmm group of 16",
+	  FB_CPU_AMD_ZEN },
+	{ &fb_mars_avx512, &fb_mars_avx2, 9, 1, 0,
+	  "Sapphire Rapids class: up to 8 blocks one ymm group of 8 (8-lane gathers) 640-690 TSC ticks, one zmm "
+	  "group of 16 730-780", 0 },
 	{ &fb_mars_avx2, &fb_mars_portable, 13, 1, 0,
-	  "12 blocks: 994 TSC ticks scalar (four blocks interleaved), 1,213 for two ymm groups of 8", 0 },
+	  "AMD Zen (gathers one element every few cycles): 12 blocks 994 TSC ticks scalar (four blocks "
+	  "interleaved), 1,213 for two ymm groups of 8", FB_CPU_AMD_ZEN },
+	{ &fb_mars_avx2, &fb_mars_portable, 7, 1, 0,
+	  "Sapphire Rapids class: 6 blocks 630-650 TSC ticks scalar, 690-710 for one ymm group of 8; 7 blocks 720-730 "
+	  "against 640-710, 12 blocks 1,230 against 750-830", 0 },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
