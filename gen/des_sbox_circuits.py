@@ -4,7 +4,7 @@
 
 The circuits live in gen/des_sbox_circuits.txt, found by gen/des_sbox_search.c
 (our own search; see the comment at its top for the method and the ideas it
-borrows). This script checks every circuit against the S-boxes of FIPS 46-3
+borrows) and shrunk by gen/des_sbox_resub.py. This script checks every circuit against the S-boxes of FIPS 46-3
 (taken from gen/des_tables.py), checks a whole bitsliced DES built from them
 against the reference DES there, and writes the C header.
 
@@ -181,7 +181,8 @@ def read_circuits(path=CIRCUITS):
 def write_circuits(circs, path=CIRCUITS):
     with open(path, "w") as f:
         f.write("# DES S-box circuits for bitsliced DES, found by gen/des_sbox_search.c\n"
-                "# (driven by gen/des_sbox_circuits.py --search). Nodes n0..n5 are the S-box\n"
+                "# (driven by gen/des_sbox_circuits.py --search) and shrunk by\n"
+                "# gen/des_sbox_resub.py (resubstitution). Nodes n0..n5 are the S-box\n"
                 "# inputs b1..b6; 'lut 0xII a b c' is vpternlog with immediate II and\n"
                 "# operands a, b, c (a is the most significant index bit); 'andn a b' is\n"
                 "# ~a & b; out0..out3 are the outputs, most significant first ('~' =\n"
