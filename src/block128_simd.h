@@ -330,6 +330,20 @@ static inline FB_B128_TGT void fb_b128_storen(uint8_t *p, fb_b128_v x, size_t fi
 	FB_B128_STOREU(FB_B128_VEC(out, g, 1), FB_B128_XOR(b##g, FB_B128_PREV(g, 1)));  \
 	FB_B128_STOREU(FB_B128_VEC(out, g, 0), FB_B128_XOR(a##g, FB_B128_PREV(g, 0)));
 
+/* CFB decryption (BODY encrypts): the cipher's input is the ciphertext
+ * shifted one block (iv first), loaded for every group before any store;
+ * the output is that encryption XORed with the ciphertext, as CTR's. A
+ * group's stores overwrite only the ciphertext it has just read, so out ==
+ * in works. iv becomes the last ciphertext block, as in CBC. */
+#define FB_B128_SETUP_CFB FB_B128_SETUP_CBC
+#define FB_B128_IN_CFB(g)                                 \
+	a##g = FB_B128_PREV(g, 0);                        \
+	b##g = FB_B128_PREV(g, 1);                        \
+	c##g = FB_B128_PREV(g, 2);                        \
+	d##g = FB_B128_PREV(g, 3);                        \
+	FB_B128_TRANSPOSE4(a##g, b##g, c##g, d##g);
+#define FB_B128_OUTS_CFB(GN) FB_B128_EACH_##GN(FB_B128_OUT_CTR)
+
 /* Plain encryption or decryption: no setup, loads and stores. */
 #define FB_B128_SETUP_PLAIN
 #define FB_B128_IN_PLAIN FB_B128_LOAD
@@ -353,9 +367,10 @@ static inline FB_B128_TGT void fb_b128_storen(uint8_t *p, fb_b128_v x, size_t fi
 
 /* One kernel function on GN (1, 2 or 4) interleaved groups: KIND PLAIN
  * (in -> out, may alias; the first n_ blocks, 1 <= n_ <= the groups'),
- * CTR (iv is the counter block: out = in ^ E(ctr..)) or CBC (decryption
- * with the chaining value iv, updated); CTR and CBC take whole groups
- * (n_ is their size). k is the key schedule's words, as BODY expects them. */
+ * CTR (iv is the counter block: out = in ^ E(ctr..)), CBC (decryption
+ * with the chaining value iv, updated) or CFB (decryption, BODY the
+ * encryption; iv updated); CTR, CBC and CFB take whole groups (n_ is
+ * their size). k is the key schedule's words, as BODY expects them. */
 #define FB_B128_DEFINE(name, BODY, GN, KIND)                                          \
 	static FB_B128_TGT void name(const uint32_t *k, uint8_t *out, const uint8_t *in, \
 				     uint8_t *iv, size_t n_)                          \
@@ -385,11 +400,25 @@ typedef void (*fb_b128_fn)(const uint32_t *k, uint8_t *out, const uint8_t *in, u
 typedef struct fb_b128_kernel {
 	unsigned nf;
 	fb_b128_fn enc[3], dec[3];
-	fb_b128_fn ctr, cbc;
+	fb_b128_fn ctr, cbc, cfb;
 } fb_b128_kernel;
 
 #define FB_B128_BATCH(K) ((size_t)FB_B128_LANES << ((K)->nf - 1))
 #define FB_B128_BUF_BYTES (16 * 4 * FB_B128_LANES) /* more than a batch tail */
+
+/* Whole batches of a kernel function f (ctr: advancing the counter iv by
+ * each); returns the blocks left, with in and out moved past the rest. */
+static inline size_t fb_b128_batches(const fb_b128_kernel *K, fb_b128_fn f, const void *ks, uint8_t **out,
+				     const uint8_t **in, size_t n, uint8_t *iv, int ctr)
+{
+	const size_t batch = FB_B128_BATCH(K);
+	for (; n >= batch; n -= batch, *in += 16 * batch, *out += 16 * batch) {
+		f((const uint32_t *)ks, *out, *in, iv, batch);
+		if (ctr)
+			fb_b128_ctr_advance(iv, batch);
+	}
+	return n;
+}
 
 /* Full batches, then the tail on the fewest groups that cover it, whose
  * loads and stores stop at the caller's last block. Not through a stack
@@ -400,31 +429,25 @@ typedef struct fb_b128_kernel {
 static inline void fb_b128_run(const fb_b128_kernel *K, int enc, const void *ks, uint8_t *out,
 			       const uint8_t *in, size_t n)
 {
-	const uint32_t *k = (const uint32_t *)ks;
 	const fb_b128_fn *f = enc ? K->enc : K->dec;
-	const size_t batch = FB_B128_BATCH(K);
 	unsigned i = 0;
 
-	for (; n >= batch; n -= batch, in += 16 * batch, out += 16 * batch)
-		f[K->nf - 1](k, out, in, NULL, batch);
+	n = fb_b128_batches(K, f[K->nf - 1], ks, &out, &in, n, NULL, 0);
 	if (n == 0)
 		return;
 	while (((size_t)FB_B128_LANES << i) < n)
 		i++;
-	f[i](k, out, in, NULL, n);
+	f[i]((const uint32_t *)ks, out, in, NULL, n);
 }
 
+/* The fused CTR, CBC-decryption and CFB-decryption steps take whole
+ * batches; a tail goes through buf and fb_b128_run. */
 static inline void fb_b128_ctr32(const fb_b128_kernel *K, const void *ks, uint8_t *out,
 				 const uint8_t *in, size_t n, uint8_t *ctr)
 {
-	const uint32_t *k = (const uint32_t *)ks;
-	const size_t batch = FB_B128_BATCH(K);
 	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
 
-	for (; n >= batch; n -= batch, in += 16 * batch, out += 16 * batch) {
-		K->ctr(k, out, in, ctr, batch);
-		fb_b128_ctr_advance(ctr, batch);
-	}
+	n = fb_b128_batches(K, K->ctr, ks, &out, &in, n, ctr, 1);
 	if (n == 0)
 		return;
 	fb_b128_ctr_fill(buf, ctr, n);
@@ -437,12 +460,9 @@ static inline void fb_b128_ctr32(const fb_b128_kernel *K, const void *ks, uint8_
 static inline void fb_b128_cbc_dec(const fb_b128_kernel *K, const void *ks, uint8_t *out,
 				   const uint8_t *in, size_t n, uint8_t *iv)
 {
-	const uint32_t *k = (const uint32_t *)ks;
-	const size_t batch = FB_B128_BATCH(K);
 	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
 
-	for (; n >= batch; n -= batch, in += 16 * batch, out += 16 * batch)
-		K->cbc(k, out, in, iv, batch);
+	n = fb_b128_batches(K, K->cbc, ks, &out, &in, n, iv, 0);
 	if (n == 0)
 		return;
 	fb_b128_run(K, 0, ks, buf, in, n);
@@ -450,8 +470,25 @@ static inline void fb_b128_cbc_dec(const fb_b128_kernel *K, const void *ks, uint
 	fb_wipe(buf, 16 * n);
 }
 
-/* The descriptor functions pfx_encrypt, pfx_decrypt, pfx_ctr32 and
- * pfx_cbc_dec of the kernel whose fb_b128_kernel is K. */
+/* A CFB tail's cipher input is iv, then its ciphertext but the last block. */
+static inline void fb_b128_cfb_dec(const fb_b128_kernel *K, const void *ks, uint8_t *out,
+				   const uint8_t *in, size_t n, uint8_t *iv)
+{
+	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
+
+	n = fb_b128_batches(K, K->cfb, ks, &out, &in, n, iv, 0);
+	if (n == 0)
+		return;
+	memcpy(buf, iv, 16);
+	memcpy(buf + 16, in, 16 * (n - 1));
+	memcpy(iv, in + 16 * (n - 1), 16);
+	fb_b128_run(K, 1, ks, buf, buf, n);
+	fb_b128_xor(out, in, buf, 16 * n);
+	fb_wipe(buf, 16 * n);
+}
+
+/* The descriptor functions pfx_encrypt, pfx_decrypt, pfx_ctr32,
+ * pfx_cbc_dec and pfx_cfb_dec of the kernel whose fb_b128_kernel is K. */
 #define FB_B128_DEFINE_MODES(pfx, K)                                                      \
 	static void pfx##_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
 	{                                                                                 \
@@ -470,6 +507,11 @@ static inline void fb_b128_cbc_dec(const fb_b128_kernel *K, const void *ks, uint
 				  uint8_t *iv)                                            \
 	{                                                                                 \
 		fb_b128_cbc_dec(&(K), ks, out, in, n, iv);                                \
+	}                                                                                 \
+	static void pfx##_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, \
+				  uint8_t *iv)                                            \
+	{                                                                                 \
+		fb_b128_cfb_dec(&(K), ks, out, in, n, iv);                                \
 	}
 
 #endif /* SIMD part */

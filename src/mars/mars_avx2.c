@@ -63,6 +63,7 @@ FB_B128_DEFINE(mars_dec8, FB_MARS_SIMD_DEC, 1, PLAIN)
 FB_B128_DEFINE(mars_dec16, FB_MARS_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(mars_dec32, FB_MARS_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(mars_cbc32, FB_MARS_SIMD_DEC, 4, CBC)
+FB_B128_DEFINE(mars_cfb32, FB_MARS_SIMD_ENC, 4, CFB)
 
 static const fb_b128_kernel mars_avx2_k = {
 	.nf = 3,
@@ -70,6 +71,7 @@ static const fb_b128_kernel mars_avx2_k = {
 	.dec = { mars_dec8, mars_dec16, mars_dec32 },
 	.ctr = mars_ctr32,
 	.cbc = mars_cbc32,
+	.cfb = mars_cfb32,
 };
 FB_B128_DEFINE_MODES(mars_avx2, mars_avx2_k)
 
@@ -87,6 +89,7 @@ const fb_kernel fb_mars_avx2 = {
 	.decrypt = mars_avx2_decrypt,
 	.ctr32 = mars_avx2_ctr32,
 	.cbc_dec = mars_avx2_cbc_dec,
+	.cfb_dec = mars_avx2_cfb_dec,
 };
 
 #endif /* FB_X86 */

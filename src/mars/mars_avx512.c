@@ -66,6 +66,7 @@ FB_B128_DEFINE(mars_dec16, FB_MARS_SIMD_DEC, 1, PLAIN)
 FB_B128_DEFINE(mars_dec32, FB_MARS_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(mars_dec64, FB_MARS_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(mars_cbc64, FB_MARS_SIMD_DEC, 4, CBC)
+FB_B128_DEFINE(mars_cfb64, FB_MARS_SIMD_ENC, 4, CFB)
 
 static const fb_b128_kernel mars_avx512_k = {
 	.nf = 3,
@@ -73,6 +74,7 @@ static const fb_b128_kernel mars_avx512_k = {
 	.dec = { mars_dec16, mars_dec32, mars_dec64 },
 	.ctr = mars_ctr64,
 	.cbc = mars_cbc64,
+	.cfb = mars_cfb64,
 };
 FB_B128_DEFINE_MODES(mars_avx512, mars_avx512_k)
 
@@ -90,6 +92,7 @@ const fb_kernel fb_mars_avx512 = {
 	.decrypt = mars_avx512_decrypt,
 	.ctr32 = mars_avx512_ctr32,
 	.cbc_dec = mars_avx512_cbc_dec,
+	.cfb_dec = mars_avx512_cfb_dec,
 };
 
 #endif /* FB_X86 */

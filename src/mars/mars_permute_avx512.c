@@ -101,6 +101,7 @@ FB_B128_DEFINE(mars_pm_dec16, FB_MARS_SIMD_DEC, 1, PLAIN)
 FB_B128_DEFINE(mars_pm_dec32, FB_MARS_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(mars_pm_dec64, FB_MARS_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(mars_pm_cbc64, FB_MARS_SIMD_DEC, 4, CBC)
+FB_B128_DEFINE(mars_pm_cfb64, FB_MARS_SIMD_ENC, 4, CFB)
 
 static const fb_b128_kernel mars_pm_k = {
 	.nf = 3,
@@ -108,6 +109,7 @@ static const fb_b128_kernel mars_pm_k = {
 	.dec = { mars_pm_dec16, mars_pm_dec32, mars_pm_dec64 },
 	.ctr = mars_pm_ctr64,
 	.cbc = mars_pm_cbc64,
+	.cfb = mars_pm_cfb64,
 };
 FB_B128_DEFINE_MODES(mars_pm, mars_pm_k)
 
@@ -125,6 +127,7 @@ const fb_kernel fb_mars_permute_avx512 = {
 	.decrypt = mars_pm_decrypt,
 	.ctr32 = mars_pm_ctr32,
 	.cbc_dec = mars_pm_cbc_dec,
+	.cfb_dec = mars_pm_cfb_dec,
 };
 
 #endif /* FB_X86 */

@@ -69,6 +69,7 @@ FB_B128_DEFINE(rc6_dec8, FB_RC6_SIMD_DEC, 1, PLAIN)
 FB_B128_DEFINE(rc6_dec16, FB_RC6_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(rc6_dec32, FB_RC6_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(rc6_cbc32, FB_RC6_SIMD_DEC, 4, CBC)
+FB_B128_DEFINE(rc6_cfb32, FB_RC6_SIMD_ENC, 4, CFB)
 
 static const fb_b128_kernel rc6_avx2_k = {
 	.nf = 3,
@@ -76,6 +77,7 @@ static const fb_b128_kernel rc6_avx2_k = {
 	.dec = { rc6_dec8, rc6_dec16, rc6_dec32 },
 	.ctr = rc6_ctr32,
 	.cbc = rc6_cbc32,
+	.cfb = rc6_cfb32,
 };
 FB_B128_DEFINE_MODES(rc6_avx2, rc6_avx2_k)
 
@@ -93,6 +95,7 @@ const fb_kernel fb_rc6_avx2 = {
 	.decrypt = rc6_avx2_decrypt,
 	.ctr32 = rc6_avx2_ctr32,
 	.cbc_dec = rc6_avx2_cbc_dec,
+	.cfb_dec = rc6_avx2_cfb_dec,
 };
 
 #endif /* FB_X86 */

@@ -64,6 +64,7 @@ FB_B128_DEFINE(rc6_dec16, FB_RC6_SIMD_DEC, 1, PLAIN)
 FB_B128_DEFINE(rc6_dec32, FB_RC6_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(rc6_dec64, FB_RC6_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(rc6_cbc64, FB_RC6_SIMD_DEC, 4, CBC)
+FB_B128_DEFINE(rc6_cfb64, FB_RC6_SIMD_ENC, 4, CFB)
 
 static const fb_b128_kernel rc6_avx512_k = {
 	.nf = 3,
@@ -71,6 +72,7 @@ static const fb_b128_kernel rc6_avx512_k = {
 	.dec = { rc6_dec16, rc6_dec32, rc6_dec64 },
 	.ctr = rc6_ctr64,
 	.cbc = rc6_cbc64,
+	.cfb = rc6_cfb64,
 };
 FB_B128_DEFINE_MODES(rc6_avx512, rc6_avx512_k)
 
@@ -88,6 +90,7 @@ const fb_kernel fb_rc6_avx512 = {
 	.decrypt = rc6_avx512_decrypt,
 	.ctr32 = rc6_avx512_ctr32,
 	.cbc_dec = rc6_avx512_cbc_dec,
+	.cfb_dec = rc6_avx512_cfb_dec,
 };
 
 #endif /* FB_X86 */
