@@ -12,6 +12,7 @@ then looks for v's function on that care set among the other gates:
   0: an existing gate,
   1: one new gate over two (lut mode: three) existing gates,
   2: two new gates, g1(a, g2(b, c)) (gate mode only),
+  3: three new gates, g1(g2(a, b), g3(c, d)) (gate mode only),
 and replaces v when that costs fewer gates than the cone it frees. Moves of
 zero gain are taken at random too, so that later passes see other circuits;
 restarts keep the smallest circuit. The S-box outputs themselves have no
@@ -206,7 +207,57 @@ def find_resub(net, tt, v, m, cands, budget, rnd):
                     return [(op, (cl[i], cl[j]), 0)], None
     if budget < 2:
         return None
-    return two_gate(t, m, cl, tt)
+    plan = two_gate(t, m, cl, tt)
+    if plan is not None or budget < 3:
+        return plan
+    return three_gate(t, m, cl, tt, rnd)
+
+
+PAIRS_MAX = 400  # candidates kept per condition in three_gate (time bound)
+
+
+def three_gate(t, m, cl, tt, rnd):
+    """g1(w1, w2), w1 and w2 new gates over two candidates each, equal to t on
+    m: xor - w2 = t ^ w1 (a lookup); and - both contain t, their AND is t;
+    or - both inside t, their OR is t; andn(w1, w2) - w2 contains t, w1 misses
+    it. The last three search pairs among at most PAIRS_MAX of each kind."""
+    by_val = {}
+    for i in range(len(cl)):
+        for j in range(len(cl)):
+            if i == j:
+                continue
+            for op in OPS2:
+                if op != "andn" and j < i:
+                    continue
+                w = gate_val(op, tt[cl[i]], tt[cl[j]]) & m
+                by_val.setdefault(w, (op, (cl[i], cl[j]), 0))
+    vals = list(by_val)
+    for w in vals:
+        u = by_val.get(t ^ w)
+        if u is not None and t ^ w != w:
+            return [by_val[w], u, ("xor", (-2, -1), 0)], None
+    cover = [w for w in vals if not (t & ~w)]
+    inside = [w for w in vals if not (w & ~t & m)]
+    miss = [w for w in vals if not (w & t)]
+    for lst in (cover, inside, miss):
+        if len(lst) > PAIRS_MAX:
+            rnd.shuffle(lst)
+            del lst[PAIRS_MAX:]
+    for x in range(len(cover)):
+        w1 = cover[x]
+        for w2 in cover[x + 1:]:
+            if (w1 & w2) == t:
+                return [by_val[w1], by_val[w2], ("and", (-2, -1), 0)], None
+    for x in range(len(inside)):
+        w1 = inside[x]
+        for w2 in inside[x + 1:]:
+            if (w1 | w2) == t:
+                return [by_val[w1], by_val[w2], ("or", (-2, -1), 0)], None
+    for w1 in miss:
+        for w2 in cover:
+            if (~w1 & w2 & m) == t:
+                return [by_val[w1], by_val[w2], ("andn", (-2, -1), 0)], None
+    return None
 
 
 def two_gate(t, m, cl, tt):
@@ -269,14 +320,14 @@ def apply(net, v, plan):
     topological order."""
     new, res = plan
     net = net.copy()
-    last = None
+    made = []  # a negative operand -k is the k-th newest gate made here
     for op, args, imm in new:
-        args = tuple(last if a == -1 else a for a in args)
+        args = tuple(made[a] if a < 0 else a for a in args)
         net.op.append(op)
         net.args.append(args)
         net.imm.append(imm)
-        last = len(net.op) - 1
-    r = last if new else res
+        made.append(len(net.op) - 1)
+    r = made[-1] if new else res
     net.args = [tuple(r if a == v else a for a in args) for args in net.args]
     net.outs = [(r if o == v else o, neg) for o, neg in net.outs]
     return topo(net)
@@ -340,6 +391,8 @@ def one_pass(net, rnd, zero_moves, deadline):
         if m == 0:
             continue
         budget = min(len(cone), 2 if net.mode == "gate" else 1)
+        if net.mode == "gate" and len(cone) >= 4:
+            budget = 3  # three new gates only where they gain
         plan = None
         for b in range(budget + 1):
             if len(cone) - b < 0:
