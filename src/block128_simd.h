@@ -394,9 +394,9 @@ static inline FB_B128_TGT void fb_b128_storen(uint8_t *p, fb_b128_v x, size_t fi
 typedef void (*fb_b128_fn)(const uint32_t *k, uint8_t *out, const uint8_t *in, uint8_t *iv, size_t n);
 
 /* The kernel functions of one SIMD kernel: enc[i] and dec[i] handle
- * LANES << i blocks (i < nf; the last is the full batch), ctr and cbc a full
- * batch. Short runs, where scalar code beats one padded group, are the
- * ladder's (the family's *_impls.c). */
+ * up to LANES << i blocks (i < nf; the last is the full batch), ctr, cbc
+ * and cfb a full batch. Short runs, where scalar code beats one group, are
+ * the ladder's (the family's *_impls.c). */
 typedef struct fb_b128_kernel {
 	unsigned nf;
 	fb_b128_fn enc[3], dec[3];
