@@ -570,13 +570,20 @@ static inline __attribute__((always_inline)) TGT __m128i xts_short(const __m128i
 
 /* The next eight tweaks after (lo, hi) into tw (two qwords each), and
  * (lo, hi) past them: the same doubling on the integer pipes, which the
- * AES rounds do not use. */
+ * AES rounds do not use. A doubling is add, add with carry and the carry
+ * as a mask, five operations where shifts and ORs took eight: at six
+ * operations a cycle (Zen 3 and 4) the integer work of a group is near the
+ * AES rounds' own time (8 KB XTS under the AVX2 mask on Zen 4: best of
+ * runs 8.9-9.3 -> 9.3-9.6 GB/s). The stores are volatile so that they stay
+ * two 8-byte stores each, with no vector operations to merge them. */
 static inline __attribute__((always_inline)) TGT void xts_tweaks8_gpr(uint64_t tw[16], uint64_t *lo, uint64_t *hi)
 {
 	uint64_t l = *lo, h = *hi;
 	for (int j = 0; j < 8; j++) {
-		tw[2 * j] = l, tw[2 * j + 1] = h;
-		fb_xts_double(&l, &h);
+		((volatile uint64_t *)tw)[2 * j] = l, ((volatile uint64_t *)tw)[2 * j + 1] = h;
+		unsigned long long l2, h2;
+		unsigned char c = _addcarry_u64(_addcarry_u64(0, l, l, &l2), h, h, &h2);
+		l = l2 ^ (0x87 & (0 - (uint64_t)c)), h = h2;
 	}
 	*lo = l, *hi = h;
 }
