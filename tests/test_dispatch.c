@@ -252,10 +252,12 @@ static void check_ladder(void)
 		{ AVX512_ALL, "mars-128-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "" },
 		{ ZEN2, "des-ede3-cbc", 1, 0, NULL, 24, SIZE_MAX, "" },       /* a serial chain */
 		{ AVX512_ALL, "rc6-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "rc6/portable<3" }, /* Intel */
-		{ AVX512_ALL | FB_CPU_AMD_ZEN, "rc6-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "rc6/avx2<9 rc6/portable<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "rc6-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "rc6/avx2<9 rc6/portable<2" },
+		{ ZEN2 | FB_CPU_AMD_ZEN, "rc6-128-cbc", 0, 0, NULL, 16, SIZE_MAX, "rc6/portable<2" },
 		{ ZEN2, "rc6-256-xts", 0, FB_FLAG_CONSTANT_TIME, NULL, 32, SIZE_MAX, "rc6/portable<3" },
 		{ AVX512_ALL, "mars-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "mars/avx2<9 mars/portable<7" }, /* Intel */
-		{ AVX512_ALL | FB_CPU_AMD_ZEN, "mars-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "mars/portable<10" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "mars-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "mars/avx2<9 mars/portable<6" },
+		{ ZEN3 | FB_CPU_AMD_ZEN, "mars-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "mars/portable<6" },
 		{ ZEN2, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX, "mars/portable<7" }, /* Intel's AVX2 class */
 		{ ZEN2 | FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX,
 		  "mars/portable<13" },
