@@ -73,7 +73,7 @@ static const machine machines[] = {
 		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", "aes/aesni", "aes/aesni" },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
-		{ "twofish", "twofish/table-avx2", "twofish/table-avx2", NULL, NULL, NULL, NULL },
+		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-t0", NULL, NULL, NULL, NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", "serpent/bitslice",
 		  "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only, slow gathers (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN, {
@@ -81,7 +81,7 @@ static const machine machines[] = {
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
-		{ "twofish", "twofish/table-avx2", "twofish/table-avx2", NULL, NULL, NULL, NULL },
+		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-t0", NULL, NULL, NULL, NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice", "serpent/avx2", "serpent/bitslice", "serpent/bitslice",
 		  "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {

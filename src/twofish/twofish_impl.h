@@ -48,11 +48,19 @@ int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 /* Portable one-block-at-a-time paths on the table layout. */
 void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
-void fb_twofish_table_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
-/* The same with the chain's other PHT order (twofish/table-avx512-t0). */
-void fb_twofish_table_cbc_enc_t0(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
-/* -t0's order with each g's XORs as a balanced tree (twofish/table-avx512-tree). */
-void fb_twofish_table_cbc_enc_tree(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
+/* The serial chains (CBC encryption, OFB, CFB encryption), keys and data
+ * in registers; _t0: the chain's other PHT order (twofish/table-avx512-t0);
+ * _tree: -t0's order with each g's XORs as a balanced tree
+ * (twofish/table-avx512-tree). */
+#define TF_CHAIN_DECLS(suffix)                                                                              \
+	void fb_twofish_table_cbc_enc##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
+					      uint8_t *iv);                                                \
+	void fb_twofish_table_ofb##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv); \
+	void fb_twofish_table_cfb_enc##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
+					      uint8_t *iv);
+TF_CHAIN_DECLS()
+TF_CHAIN_DECLS(_t0)
+TF_CHAIN_DECLS(_tree)
 void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 void fb_twofish_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr);
 
@@ -70,7 +78,7 @@ int fb_twofish_avx512_setkey_tables(void *ks, const uint8_t *key, size_t keylen)
 /* x86 only: the SIMD kernels. */
 extern const fb_kernel fb_twofish_avx2, fb_twofish_avx512_gfni, fb_twofish_avx512_gfni_ct,
 	fb_twofish_table_avx512, fb_twofish_table_avx512_t0, fb_twofish_table_avx512_tree,
-	fb_twofish_table_avx2, fb_twofish_table_avx2_tree;
+	fb_twofish_table_avx2, fb_twofish_table_avx2_t0, fb_twofish_table_avx2_tree;
 #define TWOFISH_AVX512_NEEDS (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | \
 			      FB_CPU_AVX512VBMI | FB_CPU_GFNI)
 #endif

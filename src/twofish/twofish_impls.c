@@ -29,6 +29,7 @@ static const fb_kernel *const serial[] = {
 	&fb_twofish_table_avx512_t0,
 	&fb_twofish_table_avx512,
 	&fb_twofish_table_avx2_tree,
+	&fb_twofish_table_avx2_t0,
 	&fb_twofish_table_avx2,
 #endif
 	&fb_twofish_table,

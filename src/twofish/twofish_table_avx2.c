@@ -210,6 +210,20 @@ const fb_kernel fb_twofish_table_avx2 = {
 	.note = "full-keying tables, four blocks interleaved; key setup by AVX2 (vpshufb q)",
 	TFTAB2_COMMON,
 	.cbc_enc = fb_twofish_table_cbc_enc,
+	.ofb = fb_twofish_table_ofb,
+	.cfb_enc = fb_twofish_table_cfb_enc,
+};
+
+/* The same with twofish/table-avx512-t0's serial chains: the AVX2 class on
+ * AMD but Zen 5 (serial_avoid_on, as for -t0). */
+const fb_kernel fb_twofish_table_avx2_t0 = {
+	.name = "twofish/table-avx2-t0",
+	.note = "twofish/table-avx2 with the serial chains' PHT on the first g",
+	TFTAB2_COMMON,
+	.cbc_enc = fb_twofish_table_cbc_enc_t0,
+	.ofb = fb_twofish_table_ofb_t0,
+	.cfb_enc = fb_twofish_table_cfb_enc_t0,
+	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
 };
 
 /* The same with twofish/table-avx512-tree's serial chains: the AVX2 class
@@ -220,6 +234,8 @@ const fb_kernel fb_twofish_table_avx2_tree = {
 	.note = "twofish/table-avx2 with -t0's chains and each g's XORs as a balanced tree",
 	TFTAB2_COMMON,
 	.cbc_enc = fb_twofish_table_cbc_enc_tree,
+	.ofb = fb_twofish_table_ofb_tree,
+	.cfb_enc = fb_twofish_table_cfb_enc_tree,
 	.serial_avoid_on = FB_CPU_AMD_ZEN,
 };
 
