@@ -379,6 +379,8 @@ void fb_serpent_bitslice_decrypt(const void *ks, uint8_t *out, const uint8_t *in
 }
 
 FB_B128_CBC_ENC_WORDS(serpent_cbc_enc, (const serpent_ks *)ksp, encrypt1_words)
+FB_B128_OFB_WORDS(serpent_ofb, (const serpent_ks *)ksp, encrypt1_words)
+FB_B128_CFB8_ENC_WORDS(serpent_cfb8_enc, (const serpent_ks *)ksp, encrypt1_words)
 
 const fb_kernel fb_serpent_bitslice = {
 	.name = "serpent/bitslice",
@@ -398,4 +400,6 @@ const fb_kernel fb_serpent_bitslice = {
 	.ctr32 = NULL,
 	.cbc_dec = NULL,
 	.cbc_enc = serpent_cbc_enc,
+	.ofb = serpent_ofb,
+	.cfb8_enc = serpent_cfb8_enc,
 };
