@@ -597,6 +597,16 @@ static inline __attribute__((always_inline)) TGT __m128i xts_tweak_load(const ui
 	return _mm_castpd_si128(_mm_loadh_pd(low, (const double *)(q + 1)));
 }
 
+/* One round of xts_long's eight blocks. */
+#define XTS_ROUND8(i) do { \
+		__m128i k_ = rk[i]; \
+		if (dec) { \
+			EACH8(x[j] = _mm_aesdec_si128(x[j], k_)); \
+		} else { \
+			EACH8(x[j] = _mm_aesenc_si128(x[j], k_)); \
+		} \
+	} while (0)
+
 /* XTS over n >= 8 whole blocks from tweak next: groups of eight, then
  * the rest as xts_short; returns the tweak past them. The first group's
  * tweaks are doubled in vector registers (the shortest chain to the first round); while a group
@@ -620,14 +630,14 @@ static __attribute__((noinline)) TGT __m128i xts_long(const __m128i *rk, unsigne
 		int more = n >= 16;
 		if (more)
 			xts_tweaks8_gpr(tw, &lo, &hi);
-		for (unsigned i = 1; i < nr; i++) {
-			__m128i k = rk[i];
-			if (dec) {
-				EACH8(x[j] = _mm_aesdec_si128(x[j], k));
-			} else {
-				EACH8(x[j] = _mm_aesenc_si128(x[j], k));
-			}
-		}
+		/* Rounds 1-9 unrolled: the loop's three instructions a round
+		 * cost 8 KB XTS under the AVX2 mask on Zen 4 a tenth of its
+		 * speed (AES-128 9.5-9.7 -> 10.5-10.8 GB/s, AES-256 7.5 -> 7.7-7.9,
+		 * best of runs), its integer work being near the rounds' time. */
+		_Pragma("GCC unroll 9") for (unsigned i = 1; i < 10; i++)
+			XTS_ROUND8(i);
+		for (unsigned i = 10; i < nr; i++)
+			XTS_ROUND8(i);
 		if (dec) {
 			EACH8(STORE(out, j, _mm_aesdeclast_si128(x[j], _mm_xor_si128(t[j], rk[nr]))));
 		} else {
