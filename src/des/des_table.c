@@ -69,36 +69,70 @@ static inline __attribute__((always_inline)) void des_table_one(const fb_des_tab
 	fb_des_table_block(ks, out, in, enc, des_round);
 }
 
-/* m independent blocks (m = 4 or 2, a constant after inlining) in one
- * loop body: a round is a chain of dependent loads using few of the
- * core's ports, so interleaved chains add throughput for ECB and the other
- * parallel modes. Four fill the registers (eight halves, the key and
- * table pointers): on Zen 5 under the AVX2 mask, 3DES ECB takes 221 TSC
- * ticks a block with four, 265 with two. */
+/* One pass of 16 rounds over m independent blocks (m = 4 or 2, a constant
+ * after inlining) side by side: a round is a chain of dependent loads
+ * using few of the core's ports, so interleaved chains add throughput for
+ * ECB and the other parallel modes. Four fill the registers (eight
+ * halves, the key and table pointers): on Zen 5 under the AVX2 mask, 3DES
+ * ECB takes 221 TSC ticks a block with four, 265 with two. The halves are
+ * copied into local arrays and each pass is its own call with constant
+ * direction: through pointers chosen per pass at run time, GCC kept them
+ * in memory, a load and a store per round and block (Zen 4 under the AVX2
+ * mask: 3DES ECB 316-330 ticks a block that way). */
+static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32_t *b, const uint32_t *k,
+							     const int fwd, const int m)
+{
+	uint32_t x[4], y[4];
+	for (int q = 0; q < m; q++)
+		x[q] = a[q], y[q] = b[q];
+	for (int i = 0; i < 32; i += 4) {
+		int j = fwd ? i : 30 - i, d = fwd ? 2 : -2;
+		#pragma GCC unroll 4
+		for (int q = 0; q < m; q++)
+			x[q] = des_round(x[q], y[q], k + j);
+		#pragma GCC unroll 4
+		for (int q = 0; q < m; q++)
+			y[q] = des_round(y[q], x[q], k + j + d);
+	}
+	for (int q = 0; q < m; q++)
+		a[q] = x[q], b[q] = y[q];
+}
+
+/* m blocks through DES or EDE: pass p uses key p (encryption) or key 2-p
+ * (decryption), the direction alternates, and the middle pass runs on the
+ * swapped halves. With prev (CBC decryption), each output is XORed with
+ * the ciphertext before it, prev's 8 bytes for the first; every input is
+ * read before the first store, so in place works. */
+static inline __attribute__((always_inline)) void des_table_mx(const fb_des_table_ks *ks, uint8_t *out,
+							       const uint8_t *in, int enc, const int m,
+							       const uint8_t *prev)
+{
+	uint32_t l[4], r[4], pa[4] = { 0 }, pb[4] = { 0 };
+	for (int b = 0; b < m && prev; b++) {
+		const uint8_t *c = b ? in + 8 * (b - 1) : prev;
+		pa[b] = fb_load32_be(c), pb[b] = fb_load32_be(c + 4);
+	}
+	for (int b = 0; b < m; b++)
+		fb_des_block_in(in + 8 * b, &l[b], &r[b]);
+	if (ks->nkeys == 1) {
+		des_pass_m(l, r, ks->rk[0], enc, m);
+	} else {
+		des_pass_m(l, r, ks->rk[enc ? 0 : 2], enc, m);
+		des_pass_m(r, l, ks->rk[1], !enc, m);
+		des_pass_m(l, r, ks->rk[enc ? 2 : 0], enc, m);
+	}
+	for (int b = 0; b < m; b++) {
+		uint32_t t, x = fb_rotl32(r[b], 3), y = fb_rotl32(l[b], 3);
+		DES_FP(x, y);
+		fb_store32_be(out + 8 * b, x ^ pa[b]);
+		fb_store32_be(out + 8 * b + 4, y ^ pb[b]);
+	}
+}
+
 static inline __attribute__((always_inline)) void des_table_m(const fb_des_table_ks *ks, uint8_t *out,
 							      const uint8_t *in, int enc, const int m)
 {
-	uint32_t l[4], r[4];
-	for (int b = 0; b < m; b++)
-		fb_des_block_in(in + 8 * b, &l[b], &r[b]);
-	for (unsigned p = 0; p < ks->nkeys; p++) {
-		/* EDE: pass p uses key p (enc) or key 2-p (dec), direction
-		 * alternates, and the middle pass runs on the swapped halves. */
-		const uint32_t *k = ks->rk[enc ? p : ks->nkeys - 1 - p];
-		int fwd = enc ^ (p & 1), d = fwd ? 2 : -2;
-		uint32_t *x = p & 1 ? r : l, *y = p & 1 ? l : r;
-		for (int i = 0; i < 32; i += 4) {
-			int j = fwd ? i : 30 - i;
-			#pragma GCC unroll 4
-			for (int b = 0; b < m; b++)
-				x[b] = des_round(x[b], y[b], k + j);
-			#pragma GCC unroll 4
-			for (int b = 0; b < m; b++)
-				y[b] = des_round(y[b], x[b], k + j + d);
-		}
-	}
-	for (int b = 0; b < m; b++)
-		fb_des_block_out(out + 8 * b, l[b], r[b]);
+	des_table_mx(ks, out, in, enc, m, NULL);
 }
 
 static inline __attribute__((always_inline)) void des_table_crypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, int enc)
@@ -147,27 +181,27 @@ void fb_des_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t 
 	fb_wipe(buf, sizeof buf);
 }
 
-/* Fused CBC decryption: runs of up to 16 blocks decrypted in one call,
- * then chained (backwards, so that in place each ciphertext block is read
- * before it is overwritten). */
+/* Fused CBC decryption: groups of four blocks (then two, then one)
+ * decrypted side by side and XORed with the ciphertext before each as they
+ * are written (des_table_mx); carry keeps the last ciphertext of a group,
+ * which in place the group overwrites. */
 void fb_des_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
-	uint8_t buf[8 * 16], next[8];
+	uint8_t carry[8], next[8];
+	memcpy(carry, iv, 8);
 	while (n) {
-		size_t m = n < 16 ? n : 16;
-		des_table_decrypt(ks, buf, in, m);
+		size_t m = n >= 4 ? 4 : n >= 2 ? 2 : 1;
 		memcpy(next, in + 8 * (m - 1), 8);
-		for (size_t i = m - 1; i > 0; i--)
-			for (int j = 0; j < 8; j++)
-				out[8 * i + j] = buf[8 * i + j] ^ in[8 * (i - 1) + j];
-		for (int j = 0; j < 8; j++)
-			out[j] = buf[j] ^ iv[j];
-		memcpy(iv, next, 8);
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
+		if (m == 4)
+			des_table_mx(ks, out, in, 0, 4, carry);
+		else if (m == 2)
+			des_table_mx(ks, out, in, 0, 2, carry);
+		else
+			des_table_mx(ks, out, in, 0, 1, carry);
+		memcpy(carry, next, 8);
+		in += 8 * m, out += 8 * m, n -= m;
 	}
-	fb_wipe(buf, sizeof buf);
+	memcpy(iv, carry, 8);
 }
 
 const fb_kernel fb_des_table = {
