@@ -48,7 +48,7 @@ int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 /* Portable one-block-at-a-time paths on the table layout. */
 void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
 void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
-/* The serial chains (CBC encryption, OFB, CFB encryption), keys and data
+/* The serial chains (CBC encryption, OFB, CFB and CFB8 encryption), keys and data
  * in registers; _t0: the chain's other PHT order (twofish/table-avx512-t0);
  * _tree: -t0's order with each g's XORs as a balanced tree
  * (twofish/table-avx512-tree). */
@@ -57,7 +57,9 @@ void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, s
 					      uint8_t *iv);                                                \
 	void fb_twofish_table_ofb##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv); \
 	void fb_twofish_table_cfb_enc##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
-					      uint8_t *iv);
+					      uint8_t *iv);                                                \
+	void fb_twofish_table_cfb8_enc##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,    \
+					       uint8_t *iv);
 TF_CHAIN_DECLS()
 TF_CHAIN_DECLS(_t0)
 TF_CHAIN_DECLS(_tree)

@@ -212,6 +212,7 @@ const fb_kernel fb_twofish_table_avx2 = {
 	.cbc_enc = fb_twofish_table_cbc_enc,
 	.ofb = fb_twofish_table_ofb,
 	.cfb_enc = fb_twofish_table_cfb_enc,
+	.cfb8_enc = fb_twofish_table_cfb8_enc,
 };
 
 /* The same with twofish/table-avx512-t0's serial chains: the AVX2 class on
@@ -223,6 +224,7 @@ const fb_kernel fb_twofish_table_avx2_t0 = {
 	.cbc_enc = fb_twofish_table_cbc_enc_t0,
 	.ofb = fb_twofish_table_ofb_t0,
 	.cfb_enc = fb_twofish_table_cfb_enc_t0,
+	.cfb8_enc = fb_twofish_table_cfb8_enc_t0,
 	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
 };
 
@@ -236,6 +238,7 @@ const fb_kernel fb_twofish_table_avx2_tree = {
 	.cbc_enc = fb_twofish_table_cbc_enc_tree,
 	.ofb = fb_twofish_table_ofb_tree,
 	.cfb_enc = fb_twofish_table_cfb_enc_tree,
+	.cfb8_enc = fb_twofish_table_cfb8_enc_tree,
 	.serial_avoid_on = FB_CPU_AMD_ZEN,
 };
 

@@ -39,7 +39,8 @@ static void tftab_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_
 	{                                                                                           \
 		fb_twofish_table_##fn(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);      \
 	}
-#define TFTAB_CHAINS(suffix) TFTAB_CHAIN(cbc_enc##suffix) TFTAB_CHAIN(ofb##suffix) TFTAB_CHAIN(cfb_enc##suffix)
+#define TFTAB_CHAINS(suffix) \
+	TFTAB_CHAIN(cbc_enc##suffix) TFTAB_CHAIN(ofb##suffix) TFTAB_CHAIN(cfb_enc##suffix) TFTAB_CHAIN(cfb8_enc##suffix)
 TFTAB_CHAINS()
 TFTAB_CHAINS(_t0)
 TFTAB_CHAINS(_tree)
@@ -56,6 +57,7 @@ const fb_kernel fb_twofish_table_avx512 = {
 	.note = "full-keying tables, one block at a time; key setup by AVX-512 and GFNI",
 	TFTAB512_COMMON,
 	.cbc_enc = tftab_cbc_enc, .ofb = tftab_ofb, .cfb_enc = tftab_cfb_enc,
+	.cfb8_enc = tftab_cfb8_enc,
 };
 
 const fb_kernel fb_twofish_table_avx512_t0 = {
@@ -63,6 +65,7 @@ const fb_kernel fb_twofish_table_avx512_t0 = {
 	.note = "twofish/table-avx512 with the serial chains' PHT on the first g",
 	TFTAB512_COMMON,
 	.cbc_enc = tftab_cbc_enc_t0, .ofb = tftab_ofb_t0, .cfb_enc = tftab_cfb_enc_t0,
+	.cfb8_enc = tftab_cfb8_enc_t0,
 	/* Zen 5: serial CBC/CFB/OFB encryption with the subkeys on t1 took
 	 * 0.97 of the plain sum's time (bench/limits.md) */
 	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
@@ -73,6 +76,7 @@ const fb_kernel fb_twofish_table_avx512_tree = {
 	.note = "twofish/table-avx512-t0 with each g's XORs as a balanced tree",
 	TFTAB512_COMMON,
 	.cbc_enc = tftab_cbc_enc_tree, .ofb = tftab_ofb_tree, .cfb_enc = tftab_cfb_enc_tree,
+	.cfb8_enc = tftab_cfb8_enc_tree,
 	/* Sapphire Rapids class: serial CBC/CFB/OFB encryption 1.02x -t0's
 	 * speed (bench/limits.md); on Zen 4 the ordered chain measured faster
 	 * than the compiler's order and this one was not timed there */
