@@ -13,6 +13,7 @@
  * short runs are the ladder's (src/des/des_impls.c).
  */
 #include "des_bs_common.h"
+#include "des_keys.h"
 
 #if FB_X86
 #include <immintrin.h>
@@ -388,11 +389,7 @@ TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	schedule256(ks->rk[0], key);
-	if (keylen > 8) {
-		schedule256(ks->rk[1], key + 8);
-		schedule256(ks->rk[2], keylen == 24 ? key + 16 : key);
-	}
+	FB_DES_SCHEDULES(schedule256, ks->rk, key, keylen);
 	return FB_OK;
 }
 

@@ -14,6 +14,7 @@
  * bit gathers (vpshufbitqmb), so a key costs about 40 vector operations.
  */
 #include <string.h>
+#include "des_keys.h"
 #include "des_gfni.h"
 
 #if FB_X86
@@ -304,11 +305,7 @@ TGT static int gf_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	fb_des_gfni_keys(ks->k[0], key);
-	if (keylen > 8) {
-		fb_des_gfni_keys(ks->k[1], key + 8);
-		fb_des_gfni_keys(ks->k[2], keylen == 24 ? key + 16 : key);
-	}
+	FB_DES_SCHEDULES(fb_des_gfni_keys, ks->k, key, keylen);
 	return FB_OK;
 }
 

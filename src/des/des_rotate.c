@@ -19,6 +19,7 @@
  * register); the same assumption as rc6/portable's rotations.
  */
 #include "des_table.h"
+#include "des_keys.h"
 #include "des_tables.h"
 
 static inline uint64_t rotr64(uint64_t w, unsigned s)
@@ -84,11 +85,7 @@ static int rot_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	rot_schedule(ks->rk[0], key);
-	if (keylen > 8) {
-		rot_schedule(ks->rk[1], key + 8);
-		rot_schedule(ks->rk[2], keylen == 24 ? key + 16 : key);
-	}
+	FB_DES_SCHEDULES(rot_schedule, ks->rk, key, keylen);
 	return FB_OK;
 }
 

@@ -14,6 +14,7 @@
  * Not constant-time: table indices depend on key and data.
  */
 #include "des_table.h"
+#include "des_keys.h"
 #include "des_tables.h"
 
 void fb_des_table_schedule(uint32_t rk[32], const uint8_t key[8])
@@ -43,11 +44,7 @@ int fb_des_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	fb_des_table_schedule(ks->rk[0], key);
-	if (keylen > 8) {
-		fb_des_table_schedule(ks->rk[1], key + 8);
-		fb_des_table_schedule(ks->rk[2], keylen == 24 ? key + 16 : key);
-	}
+	FB_DES_SCHEDULES(fb_des_table_schedule, ks->rk, key, keylen);
 	return FB_OK;
 }
 

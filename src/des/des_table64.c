@@ -12,6 +12,7 @@
  * Not constant-time: table indices depend on key and data.
  */
 #include "des_table.h"
+#include "des_keys.h"
 #include "des_tables.h"
 
 typedef struct {
@@ -43,11 +44,7 @@ static int des_table64_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	if (keylen != 8 && keylen != 16 && keylen != 24)
 		return FB_ERR_KEY_LENGTH;
 	ks->nkeys = keylen == 8 ? 1 : 3;
-	schedule64(ks->rk[0], key);
-	if (keylen > 8) {
-		schedule64(ks->rk[1], key + 8);
-		schedule64(ks->rk[2], keylen == 24 ? key + 16 : key);
-	}
+	FB_DES_SCHEDULES(schedule64, ks->rk, key, keylen);
 	return FB_OK;
 }
 
