@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void des_table_one(const fb_des_tab
 	fb_des_table_block(ks, out, in, enc, des_round);
 }
 
-/* One pass of 16 rounds over m independent blocks (m = 4 or 2, a constant
+/* One pass of 16 rounds over m independent blocks (m = 4, 2 or 1, a constant
  * after inlining) side by side: a round is a chain of dependent loads
  * using few of the core's ports, so interleaved chains add throughput for
  * ECB and the other parallel modes. Four fill the registers (eight
