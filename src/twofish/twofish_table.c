@@ -366,19 +366,6 @@ void fb_twofish_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 	fb_store32_be(ctr + 12, c3);
 }
 
-/* The serial chains, with the chaining value kept in registers: CBC
- * encryption (the cipher's input is the plaintext XOR the last
- * ciphertext), OFB (the last keystream block alone; the output is the
- * input XOR the new one) and CFB encryption (the last ciphertext alone;
- * the output and the next value are the input XOR the cipher's output).
- * Fused here, OFB and CFB skip the mode layer's pass over a buffer (8 KB
- * OFB on Zen 4: ~5 TSC ticks a block, 3%). t0 (a constant after
- * inlining) puts the subkeys onto t0 instead of t1 in the chain's PHT
- * (TF_PHT_AFTER_T0), and tree (with t0) takes g by TF_G0_TREE and
- * TF_G1_TREE (twofish/table-avx512-tree). By the dependence chain t1 is
- * ready a cycle first, and on Zen 5 that order measured faster; on Zen 4
- * the other one does (twofish/table-avx512-t0: CBC, CFB and OFB
- * encryption 1.03x at 64 B and 8 KB). */
 /* The 16 rounds of one block on a serial chain, in the order t0 and tree
  * pick (a, b, c, d: the words after input whitening). */
 #define TF_CHAIN_ROUNDS(s, k, a, b, c, d, t0, tree) do { \
@@ -396,6 +383,19 @@ void fb_twofish_table_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 		} \
 	} while (0)
 
+/* The serial chains, with the chaining value kept in registers: CBC
+ * encryption (the cipher's input is the plaintext XOR the last
+ * ciphertext), OFB (the last keystream block alone; the output is the
+ * input XOR the new one) and CFB encryption (the last ciphertext alone;
+ * the output and the next value are the input XOR the cipher's output).
+ * Fused here, OFB and CFB skip the mode layer's pass over a buffer (8 KB
+ * OFB on Zen 4: ~5 TSC ticks a block, 3%). t0 (a constant after
+ * inlining) puts the subkeys onto t0 instead of t1 in the chain's PHT
+ * (TF_PHT_AFTER_T0), and tree (with t0) takes g by TF_G0_TREE and
+ * TF_G1_TREE (twofish/table-avx512-tree). By the dependence chain t1 is
+ * ready a cycle first, and on Zen 5 that order measured faster; on Zen 4
+ * the other one does (twofish/table-avx512-t0: CBC, CFB and OFB
+ * encryption 1.03x at 64 B and 8 KB). */
 enum { TF_CBC, TF_OFB, TF_CFB };
 
 static inline __attribute__((always_inline)) void tf_chain(const void *ksp, uint8_t *out, const uint8_t *in,
