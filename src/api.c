@@ -382,6 +382,29 @@ static int check_init_args(const fb_cipher *c, const uint8_t *key, size_t key_le
 	return fb_options_check(c, opt, key, key_len);
 }
 
+/* 1 if iv and iv_len do not suit a ready context (fb_cipher_iv_len
+ * from the state, without the call). */
+static int iv_bad(const fb_state *s, const uint8_t *iv, size_t iv_len)
+{
+	return iv_len != (s->mode == FB_ECB ? 0 : s->bs) || (iv_len && !iv);
+}
+
+/* check_init_args for a context whose plan stands (same_plan): the
+ * cipher, its key length and the options' flags and padding passed it
+ * then, so only what may differ with the new call is checked: the key
+ * and IV pointers, the IV's length, XTS's two halves and strict keys. */
+static int check_rekey_args(const fb_state *s, const uint8_t *key, size_t key_len, const uint8_t *iv,
+			    size_t iv_len, const fb_options *opt)
+{
+	if (!key && key_len)
+		return FB_ERR_ARGUMENT;
+	if (iv_bad(s, iv, iv_len))
+		return FB_ERR_IV_LENGTH;
+	if (s->mode == FB_XTS && same_bytes(key, key + key_len / 2, key_len / 2))
+		return FB_ERR_XTS_KEYS;
+	return opt && (opt->flags & FB_FLAG_STRICT_KEYS) ? fb_options_check(s->c, opt, key, key_len) : FB_OK;
+}
+
 /* The checks of fb_init that need no context, then the kernel choice
  * and the context bytes it needs. */
 static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *key, size_t key_len,
@@ -485,11 +508,11 @@ static int same_plan(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, siz
 
 /* fb_init for a context whose plan stands (same_plan): about half the
  * instructions of a full set-up for AES, whose key schedule is short. */
-static int rekey(fb_ctx *ctx, const fb_cipher *c, const uint8_t *key, size_t key_len,
-		 const uint8_t *iv, size_t iv_len, const fb_options *opt)
+static int rekey(fb_ctx *ctx, const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len,
+		 const fb_options *opt)
 {
 	fb_state *s = state_of(ctx);
-	int rc = check_init_args(c, key, key_len, iv, iv_len, opt);
+	int rc = check_rekey_args(s, key, key_len, iv, iv_len, opt);
 	if (!rc) {
 		/* The same kernels and key length write the same bytes of the
 		 * same areas: the new schedules and key overwrite the old ones,
@@ -513,7 +536,7 @@ int fb_init(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, const uint8_
 	if (!ctx || !head_ok(ctx))
 		return FB_ERR_ARGUMENT;
 	if (same_plan(ctx, c, dir, key_len, opt))
-		return rekey(ctx, c, key, key_len, iv, iv_len, opt);
+		return rekey(ctx, key, key_len, iv, iv_len, opt);
 	size_t zeroed = wipe_used(ctx); /* the previous key, if any */
 	fb_selection sel;
 	ctx_layout l;
@@ -812,7 +835,7 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 	fb_state *s = state_of(ctx);
 	if (s->magic != FB_MAGIC_READY)
 		return FB_ERR_STATE;
-	if (iv_len != (s->mode == FB_ECB ? 0 : s->bs) || (iv_len && !iv)) /* fb_cipher_iv_len */
+	if (iv_bad(s, iv, iv_len))
 		return FB_ERR_IV_LENGTH;
 	if (s->mode == FB_XTS && !s->buf_len)
 		return xts_message(s, iv, in, in_len, out, clamp_cap(out, out_cap), out_len);

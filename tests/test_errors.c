@@ -1396,6 +1396,54 @@ static void t_rekey_wipes(env *e)
 	}
 }
 
+/* fb_init on a keyed context of the same cipher, direction, key length
+ * and options (the re-key path) refuses what a fresh context refuses,
+ * with the same code, and leaves the context unusable. */
+static void rekey_refuses(env *e, const fb_cipher *c, const fb_options *opt, const uint8_t *key, size_t key_len,
+			  const uint8_t *iv, size_t iv_len, const char *what)
+{
+	uint8_t k0[64], iv0[16] = { 0 }, buf[16] = { 0 };
+	for (size_t i = 0; i < sizeof k0; i++)
+		k0[i] = (uint8_t)(0x31 + 7 * i);
+	size_t kl = fb_cipher_key_len(c), ivl = fb_cipher_iv_len(c), n = 0;
+	fb_ctx *fresh = fb_ctx_new(), *ctx = fb_ctx_new();
+	if (!fresh || !ctx) {
+		tu_check(&e->st, 0, "[%s] out of memory", e->test);
+		fb_ctx_free(fresh);
+		fb_ctx_free(ctx);
+		return;
+	}
+	int want = fb_init(fresh, c, FB_ENCRYPT, key, key_len, iv, iv_len, opt);
+	int ready = fb_init(ctx, c, FB_ENCRYPT, k0, kl, ivl ? iv0 : NULL, ivl, opt);
+	int got = fb_init(ctx, c, FB_ENCRYPT, key, key_len, iv, iv_len, opt);
+	int after = fb_update(ctx, buf, sizeof buf, &n, buf, fb_cipher_block_size(c));
+	tu_check(&e->st, ready == FB_OK && want != FB_OK && got == want && after == FB_ERR_STATE,
+		 "[%s] %s, %s: fresh %d, re-keyed %d (first key %d), then update %d", e->test, fb_cipher_name(c),
+		 what, want, got, ready, after);
+	fb_ctx_free(fresh);
+	fb_ctx_free(ctx);
+}
+
+static void t_rekey_refuses(env *e)
+{
+	static const uint8_t weak[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	uint8_t key[64], iv[16] = { 0 };
+	for (size_t i = 0; i < sizeof key; i++)
+		key[i] = (uint8_t)(0x5a ^ (3 * i));
+	fb_options strict = { FB_PAD_DEFAULT, FB_FLAG_STRICT_KEYS, NULL };
+	const fb_cipher *cbc = fb_cipher_by_name("aes-128-cbc"), *xts = fb_cipher_by_name("aes-128-xts");
+	const fb_cipher *des = fb_cipher_by_name("des-cbc"), *ecb = fb_cipher_by_name("aes-256-ecb");
+	uint8_t same[32];
+	memcpy(same, key, 16);
+	memcpy(same + 16, key, 16);
+	rekey_refuses(e, cbc, NULL, NULL, 16, iv, 16, "no key");
+	rekey_refuses(e, cbc, NULL, key, 16, NULL, 16, "no IV");
+	rekey_refuses(e, cbc, NULL, key, 16, iv, 8, "short IV");
+	rekey_refuses(e, ecb, NULL, key, 32, iv, 16, "an IV for ECB");
+	rekey_refuses(e, xts, NULL, same, 32, iv, 16, "equal XTS halves");
+	rekey_refuses(e, des, &strict, weak, 8, iv, 8, "a weak key, strict");
+}
+
 /* Empty input given as NULL is an empty message in every mode. */
 static void t_empty_null(env *e)
 {
@@ -1610,6 +1658,7 @@ int main(int argc, char **argv)
 		{ "multi options", t_multi_options },
 		{ "context sizes", t_ctx_size },
 		{ "re-key wipes", t_rekey_wipes },
+		{ "re-key refuses", t_rekey_refuses },
 		{ "fb_message", t_message },
 		{ "fb_update_checked", t_update_checked },
 		{ "fb_xts_unit_checked", t_xts_unit_checked },
