@@ -65,6 +65,11 @@ static inline void direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t i
 static NOINLINE int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 				   const uint8_t *in, size_t in_len);
 
+void fb_stream_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len)
+{
+	direct(s, out, in, in_len);
+}
+
 int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 		     const uint8_t *in, size_t in_len)
 {
