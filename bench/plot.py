@@ -472,8 +472,8 @@ def main():
         ", ".join("%s %s" % (PRETTY.get(p["library"], p["library"]), p["version"]) for p in info.get("peers", []))
         or "no peer library was built in"))
     md.append("- **Method** (seed 002's, brought up to date): one core (pinned), random keys and data, "
-              "`lfence; rdtsc; lfence` … `rdtscp; lfence` around one call (messages under 4 KB: a batch "
-              "of calls, ticks per call), the same measurement of an "
+              "`lfence; rdtsc; lfence` … `rdtscp; lfence` around one call (messages under 32 KB: a batch "
+              "of calls, ticks per call, so that a TSC step is a small part of it), the same measurement of an "
               "empty call (%.0f ticks) subtracted, **minimum** over many repetitions (the JSON also has "
               "the median). fastblock is timed through its streaming API (`fb_init` once, then "
               "`fb_update` over the buffer, in place, no padding); each peer through its usual API, in "
