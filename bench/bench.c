@@ -951,8 +951,9 @@ static void usage(FILE *f)
 		"  --threads N    large messages (--mb M, default 256) on 1 and on N threads, then exit\n"
 		"                 against an OpenSSL loop, then exit\n"
 		"Figures are TSC ticks (see --info for the tick rate), minimum over repetitions,\n"
-		"with the cost of an empty call subtracted. Messages under 4 KB are timed as\n"
-		"batches of calls covering 4 KB; a measurement stops at 8x its time budget.\n");
+		"with the cost of an empty call subtracted. Messages under 32 KB are timed as\n"
+		"batches of up to 256 calls covering 32 KB; a measurement stops at 8x its\n"
+		"time budget.\n");
 }
 
 static int parse_size(const char *s, size_t *out)
