@@ -76,8 +76,10 @@ static inline __attribute__((always_inline)) void des_table_one(const fb_des_tab
  * direction: through pointers chosen per pass at run time, GCC kept them
  * in memory, a load and a store per round and block (Zen 4 under the AVX2
  * mask: 3DES ECB 316-330 ticks a block that way). */
+/* Block q's round keys are lane words after k (0: one key for all; the
+ * lane engine's keys: a constant displacement, no pointer per block). */
 static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32_t *b, const uint32_t *k,
-							     const int fwd, const int m)
+							     const int fwd, const int m, const int lane)
 {
 	uint32_t x[4], y[4];
 	for (int q = 0; q < m; q++)
@@ -86,23 +88,25 @@ static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32
 		int j = fwd ? i : 30 - i, d = fwd ? 2 : -2;
 		#pragma GCC unroll 4
 		for (int q = 0; q < m; q++)
-			x[q] = des_round(x[q], y[q], k + j);
+			x[q] = des_round(x[q], y[q], k + q * lane + j);
 		#pragma GCC unroll 4
 		for (int q = 0; q < m; q++)
-			y[q] = des_round(y[q], x[q], k + j + d);
+			y[q] = des_round(y[q], x[q], k + q * lane + j + d);
 	}
 	for (int q = 0; q < m; q++)
 		a[q] = x[q], b[q] = y[q];
 }
 
-/* m blocks through DES or EDE: pass p uses key p (encryption) or key 2-p
- * (decryption), the direction alternates, and the middle pass runs on the
- * swapped halves. With prev (CBC decryption), each output is XORed with
- * the ciphertext before it, prev's 8 bytes for the first; every input is
- * read before the first store, so in place works. */
-static inline __attribute__((always_inline)) void des_table_mx(const fb_des_table_ks *ks, uint8_t *out,
-							       const uint8_t *in, int enc, const int m,
-							       const uint8_t *prev)
+/* m blocks through DES or EDE (nkeys 1 or 3, the keys' round keys 32
+ * words apart from rk; block q's lane * q words further): pass p uses key
+ * p (encryption) or key 2-p (decryption), the direction alternates, and
+ * the middle pass runs on the swapped halves. With prev (CBC decryption),
+ * each output is XORed with the ciphertext before it, prev's 8 bytes for
+ * the first; every input is read before the first store, so in place
+ * works. */
+static inline __attribute__((always_inline)) void des_keys_mx(const uint32_t *rk, unsigned nkeys, const int lane,
+							      uint8_t *out, const uint8_t *in, int enc, const int m,
+							      const uint8_t *prev)
 {
 	uint32_t l[4], r[4], pa[4] = { 0 }, pb[4] = { 0 };
 	for (int b = 0; b < m && prev; b++) {
@@ -111,12 +115,12 @@ static inline __attribute__((always_inline)) void des_table_mx(const fb_des_tabl
 	}
 	for (int b = 0; b < m; b++)
 		fb_des_block_in(in + 8 * b, &l[b], &r[b]);
-	if (ks->nkeys == 1) {
-		des_pass_m(l, r, ks->rk[0], enc, m);
+	if (nkeys == 1) {
+		des_pass_m(l, r, rk, enc, m, lane);
 	} else {
-		des_pass_m(l, r, ks->rk[enc ? 0 : 2], enc, m);
-		des_pass_m(r, l, ks->rk[1], !enc, m);
-		des_pass_m(l, r, ks->rk[enc ? 2 : 0], enc, m);
+		des_pass_m(l, r, rk + (enc ? 0 : 64), enc, m, lane);
+		des_pass_m(r, l, rk + 32, !enc, m, lane);
+		des_pass_m(l, r, rk + (enc ? 64 : 0), enc, m, lane);
 	}
 	for (int b = 0; b < m; b++) {
 		uint32_t t, x = fb_rotl32(r[b], 3), y = fb_rotl32(l[b], 3);
@@ -124,6 +128,13 @@ static inline __attribute__((always_inline)) void des_table_mx(const fb_des_tabl
 		fb_store32_be(out + 8 * b, x ^ pa[b]);
 		fb_store32_be(out + 8 * b + 4, y ^ pb[b]);
 	}
+}
+
+static inline __attribute__((always_inline)) void des_table_mx(const fb_des_table_ks *ks, uint8_t *out,
+							       const uint8_t *in, int enc, const int m,
+							       const uint8_t *prev)
+{
+	des_keys_mx(ks->rk[0], ks->nkeys, 0, out, in, enc, m, prev);
 }
 
 static inline __attribute__((always_inline)) void des_table_m(const fb_des_table_ks *ks, uint8_t *out,
@@ -201,6 +212,67 @@ void fb_des_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_
 	memcpy(iv, carry, 8);
 }
 
+/* ---- Lanes: up to four streams, each with its own key (fb_multi_crypt) ---- */
+
+/* Four chains side by side, as in ECB: for 2-4 streams of CBC, CFB or
+ * OFB encryption, where each stream alone is one chain. On the AVX2
+ * class the bitsliced engine's 256-lane step costs the same at any fill,
+ * so it pays only for many more streams (DES_BS256_LANES_MIN). */
+#define TABLE_LANES 4
+
+typedef struct {
+	uint32_t rk[TABLE_LANES][3][32]; /* lane l's keys, as fb_des_table_ks.rk */
+	unsigned nkeys;
+} table_lane_keys;
+
+static void table_lane_setkeys(void *ksp, const uint8_t *const *keys, size_t keylen, size_t nl)
+{
+	table_lane_keys *ks = ksp;
+	ks->nkeys = keylen == 8 ? 1 : 3;
+	for (size_t l = 0; l < nl; l++)
+		FB_DES_SCHEDULES(fb_des_table_schedule, ks->rk[l], keys[l], keylen);
+}
+
+/* enc is a constant at each call (table_lanes_enc, table_lanes_dec): with
+ * the direction chosen at run time GCC computed the round-key offsets by
+ * conditional moves inside the rounds. */
+static inline __attribute__((always_inline)) void lanes_m(const table_lane_keys *ks, uint8_t *out,
+							      const uint8_t *in, size_t nl, const int enc)
+{
+	const uint32_t *rk = ks->rk[0][0];
+	const int lane = 3 * 32;
+	switch (nl) {
+	case 4: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 4, NULL); break;
+	case 3: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 3, NULL); break;
+	case 2: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 2, NULL); break;
+	default: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 1, NULL); break;
+	}
+}
+
+static __attribute__((noinline)) void table_lanes_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nl)
+{
+	lanes_m(ks, out, in, nl, 1);
+}
+
+static __attribute__((noinline)) void table_lanes_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nl)
+{
+	lanes_m(ks, out, in, nl, 0);
+}
+
+static void table_lane_step(const void *ksp, uint8_t *out, const uint8_t *in, size_t nl, int dec)
+{
+	(dec ? table_lanes_dec : table_lanes_enc)(ksp, out, in, nl);
+}
+
+static const fb_lanes table_lanes = {
+	.max_lanes = TABLE_LANES,
+	.constant_time = 0,
+	.min_lanes = 2,
+	.keys_size = sizeof(table_lane_keys),
+	.setkeys = table_lane_setkeys,
+	.step = table_lane_step,
+};
+
 const fb_kernel fb_des_table = {
 	.name = "des/table",
 	.family = "des",
@@ -215,4 +287,5 @@ const fb_kernel fb_des_table = {
 	.decrypt = des_table_decrypt,
 	.ctr32 = fb_des_table_ctr32,
 	.cbc_dec = fb_des_table_cbc_dec,
+	.lanes = &table_lanes,
 };
