@@ -508,7 +508,8 @@ def main():
     if kt:
         md.append("## Key setup (TSC ticks, minimum)\n")
         md.append("Key setup as a short message sees it, the same for fastblock and each peer: a new key "
-                  "and one block, less one block on a keyed handle, in batches of 8 with four keys in turn. "
+                  "and one block (CFB8: one byte, one cipher call), less the same on a keyed handle, in batches of "
+                  "8 with four keys in turn. "
                   "fastblock: `fb_init` (key schedule, implementation choice, context set-up) and a "
                   "one-block message, so that the schedules `fb_init` leaves to a run's first use (3DES's "
                   "table schedules in the parallel modes) are counted; peers: their own re-keying call and "
