@@ -122,6 +122,37 @@ TGT int fb_aes_ni_setkey_enc(void *ksp, const uint8_t *key, size_t keylen)
 	return FB_OK;
 }
 
+/* dk from the encryption round keys ek[0..nr] (FIPS 197 5.3.5, the
+ * equivalent inverse cipher); nr is a constant once inlined. */
+static inline __attribute__((always_inline)) TGT void inverse_keys(__m128i *dk, const __m128i *ek, const unsigned nr)
+{
+	dk[0] = ek[nr];
+	for (unsigned i = 1; i < nr; i++)
+		dk[i] = _mm_aesimc_si128(ek[nr - i]);
+	dk[nr] = ek[0];
+}
+
+/* For contexts that only decrypt (ECB, CBC and XTS decryption read dk
+ * only). A block's decryption starts with the last round key, the end of
+ * the schedule's chain: for AES-128 and AES-192, expanded into a local
+ * array with constant indices, the keys go to dk from registers instead of
+ * being stored to ek and loaded back on that chain (Zen 5, key setup with
+ * one block: AES-128 CBC decryption 74 -> 53 TSC ticks, AES-192 ECB 68 ->
+ * 64). AES-256's 15 keys and the chain's temporaries do not fit the 16
+ * registers, and spilled they were 10 ticks slower than through ek. */
+TGT int fb_aes_ni_setkey_dec(void *ksp, const uint8_t *key, size_t keylen)
+{
+	fb_aes_x86_ks *ks = ksp;
+	__m128i ek[13], *dk = (__m128i *)ks->dk;
+	switch (keylen) {
+	case 16: ks->rounds = 10; expand128(ek, key); inverse_keys(dk, ek, 10); break;
+	case 24: ks->rounds = 12; expand192(ek, key); inverse_keys(dk, ek, 12); break;
+	default: return fb_aes_ni_setkey(ksp, key, keylen);
+	}
+	fb_wipe(ek, sizeof ek);
+	return FB_OK;
+}
+
 TGT int fb_aes_ni_setkey(void *ksp, const uint8_t *key, size_t keylen)
 {
 	fb_aes_x86_ks *ks = ksp;
@@ -129,11 +160,7 @@ TGT int fb_aes_ni_setkey(void *ksp, const uint8_t *key, size_t keylen)
 	int rc = fb_aes_ni_setkey_enc(ksp, key, keylen);
 	if (rc)
 		return rc;
-	unsigned nr = ks->rounds;
-	dk[0] = ek[nr];
-	for (unsigned i = 1; i < nr; i++)
-		dk[i] = _mm_aesimc_si128(ek[nr - i]);
-	dk[nr] = ek[0];
+	inverse_keys(dk, ek, ks->rounds);
 	return FB_OK;
 }
 
@@ -709,6 +736,7 @@ const fb_kernel fb_aes_aesni = {
 	.setkey = fb_aes_ni_setkey,
 	.fills_schedule = 1, /* round keys 0..rounds, and dk only where decrypt runs */
 	.setkey_enc = fb_aes_ni_setkey_enc,
+	.setkey_dec = fb_aes_ni_setkey_dec,
 	.encrypt = fb_aes_ni_encrypt,
 	.decrypt = fb_aes_ni_decrypt,
 	.ctr32 = fb_aes_ni_ctr32,

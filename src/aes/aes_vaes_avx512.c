@@ -451,6 +451,7 @@ const fb_kernel fb_aes_vaes_avx512 = {
 	.setkey = fb_aes_ni_setkey,
 	.fills_schedule = 1, /* round keys 0..rounds, and dk only where decrypt runs */
 	.setkey_enc = fb_aes_ni_setkey_enc,
+	.setkey_dec = fb_aes_ni_setkey_dec,
 	.encrypt = encrypt,
 	.decrypt = decrypt,
 	.ctr32 = ctr32,

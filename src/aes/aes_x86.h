@@ -69,6 +69,7 @@ static inline __attribute__((always_inline)) FB_AES_NI_TGT __m128i fb_aes_ni_twe
 
 int fb_aes_ni_setkey(void *ks, const uint8_t *key, size_t keylen);
 int fb_aes_ni_setkey_enc(void *ks, const uint8_t *key, size_t keylen);
+int fb_aes_ni_setkey_dec(void *ks, const uint8_t *key, size_t keylen);
 void fb_aes_ni_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_aes_ni_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_aes_ni_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks,
