@@ -804,13 +804,13 @@ static NOINLINE int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t
 	return fb_mode_xts_unit(s, out, in, in_len);
 }
 
-/* fb_message on a stream at its start when the whole message takes the
- * short road (fb_stream_message_direct): the general path's restarts,
- * plan and final, ~250 instructions, would change nothing. The context
- * ends as there: at its start, with this IV. */
 static NOINLINE int message_restart(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
 				    uint8_t *out, size_t out_cap, size_t *out_len);
 
+/* fb_message on a stream at its start when the whole message takes the
+ * short road (fb_stream_message_direct): the general path's restarts,
+ * plan and final, ~250 instructions, would change nothing. The context
+ * ends as there: at its start, with this IV. Else the general path. */
 static NOINLINE int message_direct(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
 				   uint8_t *out, size_t out_cap, size_t *out_len)
 {

@@ -137,8 +137,8 @@ static inline __attribute__((always_inline)) TGT void inverse_keys(__m128i *dk, 
  * the schedule's chain: for AES-128 and AES-192, expanded into a local
  * array with constant indices, the keys go to dk from registers instead of
  * being stored to ek and loaded back on that chain (Zen 5, key setup with
- * one block: AES-128 CBC decryption 74 -> 53 TSC ticks, AES-192 ECB 68 ->
- * 64). AES-256's 15 keys and the chain's temporaries do not fit the 16
+ * one block: AES-128 CBC decryption 67 -> 55 TSC ticks, AES-192 0.95 of
+ * the time). AES-256's 15 keys and the chain's temporaries do not fit the 16
  * registers, and spilled they were 10 ticks slower than through ek. */
 TGT int fb_aes_ni_setkey_dec(void *ksp, const uint8_t *key, size_t keylen)
 {

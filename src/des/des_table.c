@@ -75,9 +75,9 @@ static inline __attribute__((always_inline)) void des_table_one(const fb_des_tab
  * copied into local arrays and each pass is its own call with constant
  * direction: through pointers chosen per pass at run time, GCC kept them
  * in memory, a load and a store per round and block (Zen 4 under the AVX2
- * mask: 3DES ECB 316-330 ticks a block that way). */
-/* Block q's round keys are lane words after k (0: one key for all; the
- * lane engine's keys: a constant displacement, no pointer per block). */
+ * mask: 3DES ECB 316-330 ticks a block that way). Block q's round keys
+ * are lane * q words after k (0: one key for all blocks; the lane engine's
+ * keys: a constant displacement, no pointer per block). */
 static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32_t *b, const uint32_t *k,
 							     const int fwd, const int m, const int lane)
 {
