@@ -219,6 +219,36 @@ static void check_named_rows(void)
 	}
 }
 
+/* The multi-stream engine per class and stream count (fb_select_lanes):
+ * des/table's four lanes from 2 streams where no wider engine pays,
+ * des/bs-avx2's 256 from 33, des/gfni-avx512 from one; "-" for one stream
+ * at a time. 8 KB a stream (1,024 blocks). */
+static void check_lane_choice(void)
+{
+	const struct { uint32_t cpu; const char *cipher; size_t streams; unsigned flags; const char *want; } rows[] = {
+		{ ZEN2, "des-ede3-cbc", 1, 0, "-" },
+		{ ZEN2, "des-ede3-cbc", 2, 0, "des/table" },
+		{ ZEN2, "des-cbc", 32, 0, "des/table" },
+		{ ZEN2 | FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER, "des-ede3-cbc", 32, 0, "des/table" },
+		{ ZEN2, "des-ede3-cbc", 33, 0, "des/bs-avx2" },
+		{ ZEN2, "des-ede3-cbc", 8, FB_FLAG_CONSTANT_TIME, "-" }, /* des/table is not constant-time */
+		{ ZEN2, "des-ede3-cbc", 64, FB_FLAG_CONSTANT_TIME, "des/bs-avx2" },
+		{ SSE, "des-ede3-cbc", 2, 0, "des/table" },
+		{ SSE, "des-cbc", 512, 0, "des/table" },
+		{ AVX512_ALL, "des-ede3-cbc", 2, 0, "des/gfni-avx512" },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
+		fb_selection_query q = { c->family, FB_CBC, 1, SIZE_MAX, rows[i].flags, rows[i].cpu, NULL,
+					 fb_cipher_key_len(c) };
+		fb_lane_choice e = { 0 };
+		int rc = fb_select_lanes(&q, rows[i].streams, 1024, fb_cipher_key_len(c) <= 8, &e);
+		const char *got = rc ? NULL : e.lanes ? name_of(e.kernel) : "-";
+		check(got && same(got, rows[i].want), "lane engine", "", rows[i].cipher, 1, rows[i].streams,
+		      rows[i].flags != 0, got, rows[i].want);
+	}
+}
+
 /* The ladder for short parallel runs: which narrower kernels, below how
  * many blocks, per class, mode, key length and options; none when forced,
  * serial or in a one-shot row. */
@@ -342,6 +372,7 @@ int main(void)
 	for (size_t m = 0; m < sizeof machines / sizeof *machines; m++)
 		check_machine(&machines[m]);
 	check_named_rows();
+	check_lane_choice();
 	check_ladder();
 	check_forced();
 	check_runtime();
