@@ -807,9 +807,9 @@ static NOINLINE int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t
 static NOINLINE int message_restart(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
 				    uint8_t *out, size_t out_cap, size_t *out_len);
 
-/* fb_message on a stream at its start when the whole message takes the
- * short road (fb_stream_message_direct): the general path's restarts,
- * plan and final, ~250 instructions, would change nothing. The context
+/* fb_message on a stream at its start when the whole message runs
+ * straight through (fb_stream_message_direct): the general path's
+ * restarts, plan and final, ~250 instructions, would change nothing. The context
  * ends as there: at its start, with this IV. Else the general path. */
 static NOINLINE int message_direct(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
 				   uint8_t *out, size_t out_cap, size_t *out_len)
@@ -819,14 +819,15 @@ static NOINLINE int message_direct(fb_ctx *ctx, const uint8_t *iv, size_t iv_len
 		return message_restart(ctx, iv, iv_len, in, in_len, out, out_cap, out_len);
 	if (iv_len)
 		fb_copy_small(s->iv, iv, iv_len); /* before out, which iv may share, is written */
-	if (in_len > out_cap)
+	size_t total = fb_stream_message_len(s, in_len);
+	if (total > out_cap)
 		return FB_ERR_OUTPUT_SPACE;
-	if (fb_overlap_bad(out, in_len, in, in_len))
+	if (fb_overlap_bad(out, total, in, in_len))
 		return FB_ERR_OVERLAP;
 	uint8_t start[16];
 	memcpy(start, s->iv, sizeof start);
-	*out_len = in_len;
-	fb_stream_direct(s, out, in, in_len);
+	*out_len = total;
+	fb_stream_message(s, out, in, in_len);
 	restart(s, NULL, 0);
 	memcpy(s->iv, start, sizeof start);
 	fb_wipe(start, sizeof start);

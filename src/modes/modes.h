@@ -171,23 +171,32 @@ int fb_stream_direct_mask(const fb_state *s);
  * overlap tests, anything else by fb_stream_update with out_cap = in_len. */
 int fb_stream_update_checked(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t *out_len);
 
-/* 1 if a whole message of in_len > 0 bytes on a stream at its start
- * takes the short road (fb_stream_direct): as many bytes out as in, no
- * padding added or removed, nothing withheld. 0 for an empty message and
- * for a stream that an update has left with bytes in hand. */
+/* 1 if a whole message of in_len bytes on a stream at its start runs
+ * straight through (fb_stream_message): without padding, when fb_update's
+ * short road takes it whole (in_len > 0, whole blocks of ECB and CBC);
+ * with padding (ECB and CBC encryption), any length. 0 for a stream that
+ * an update has left with bytes in hand, and for padded decryption, whose
+ * padding is checked before anything is written. */
 static inline int fb_stream_message_direct(const fb_state *s, size_t in_len)
 {
 	/* At its start: nothing buffered, no keystream block partly used, none
 	 * made ahead, no short CTR update seen. Only ECB and CBC can have a
 	 * padding other than none (fb_options_check), and XTS's mask is -1. */
 	unsigned busy = s->buf_len | s->ctr_len | (unsigned)s->ctr_short;
-	return in_len && !((in_len & (size_t)(ptrdiff_t)s->direct_mask) | busy) && s->pos == s->bs &&
-	       s->padding == FB_PAD_NONE;
+	if (busy || s->pos != s->bs)
+		return 0;
+	if (s->padding != FB_PAD_NONE)
+		return s->encrypt;
+	return in_len && !(in_len & (size_t)(ptrdiff_t)s->direct_mask);
 }
 
-/* The short road's work for in_len bytes where fb_stream_update would take
- * it; room and overlap are the caller's. */
-void fb_stream_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len);
+/* The bytes fb_stream_message writes for in_len: in_len, or padded up to
+ * the next whole block (a whole block more for whole blocks). */
+size_t fb_stream_message_len(const fb_state *s, size_t in_len);
+/* The message's work where fb_stream_message_direct holds: the short road
+ * (fb_stream_update's), then the padded last block. Room and overlap are
+ * the caller's. */
+void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len);
 
 /* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);

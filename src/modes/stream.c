@@ -65,9 +65,28 @@ static inline void direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t i
 static NOINLINE int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 				   const uint8_t *in, size_t in_len);
 
-void fb_stream_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len)
+size_t fb_stream_message_len(const fb_state *s, size_t in_len)
 {
-	direct(s, out, in, in_len);
+	return padded(s) ? in_len - (in_len & (s->bs - 1)) + s->bs : in_len;
+}
+
+void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len)
+{
+	if (!padded(s)) {
+		direct(s, out, in, in_len);
+		return;
+	}
+	/* padded encryption: the whole blocks, then the rest padded, as
+	 * fb_stream_final pads what fb_stream_update left in the buffer */
+	unsigned bs = s->bs;
+	size_t whole = in_len - (in_len & (bs - 1));
+	uint8_t blk[16];
+	fb_copy_small(blk, in + whole, in_len - whole); /* before out, which may be in, is written */
+	fb_pad(s->padding, blk, (unsigned)(in_len - whole), bs);
+	if (whole)
+		fb_mode_blocks(s, out, in, fb_blocks_in(bs, whole));
+	fb_mode_blocks(s, out + whole, blk, 1);
+	fb_wipe(blk, sizeof blk);
 }
 
 int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
