@@ -819,15 +819,18 @@ static NOINLINE int message_direct(fb_ctx *ctx, const uint8_t *iv, size_t iv_len
 		return message_restart(ctx, iv, iv_len, in, in_len, out, out_cap, out_len);
 	if (iv_len)
 		fb_copy_small(s->iv, iv, iv_len); /* before out, which iv may share, is written */
-	size_t total = fb_stream_message_len(s, in_len);
-	if (total > out_cap)
-		return FB_ERR_OUTPUT_SPACE;
-	if (fb_overlap_bad(out, total, in, in_len))
-		return FB_ERR_OVERLAP;
+	size_t total = 0;
+	int rc = oneshot_plan(ctx, in, in_len, &total); /* padded decryption: the padding checked */
+	if (!rc && total > out_cap)
+		rc = FB_ERR_OUTPUT_SPACE;
+	if (!rc && fb_overlap_bad(out, total > in_len ? total : in_len, in, in_len))
+		rc = FB_ERR_OVERLAP;
+	if (rc)
+		return rc;
 	uint8_t start[16];
 	memcpy(start, s->iv, sizeof start);
 	*out_len = total;
-	fb_stream_message(s, out, in, in_len);
+	fb_stream_message(s, out, in, in_len, total);
 	restart(s, NULL, 0);
 	memcpy(s->iv, start, sizeof start);
 	fb_wipe(start, sizeof start);

@@ -174,9 +174,8 @@ int fb_stream_update_checked(fb_state *s, uint8_t *out, const uint8_t *in, size_
 /* 1 if a whole message of in_len bytes on a stream at its start runs
  * straight through (fb_stream_message): without padding, when fb_update's
  * short road takes it whole (in_len > 0, whole blocks of ECB and CBC);
- * with padding (ECB and CBC encryption), any length. 0 for a stream that
- * an update has left with bytes in hand, and for padded decryption, whose
- * padding is checked before anything is written. */
+ * with padding (ECB and CBC), any length the caller's plan accepts. 0 for
+ * a stream that an update has left with bytes in hand. */
 static inline int fb_stream_message_direct(const fb_state *s, size_t in_len)
 {
 	/* At its start: nothing buffered, no keystream block partly used, none
@@ -185,18 +184,15 @@ static inline int fb_stream_message_direct(const fb_state *s, size_t in_len)
 	unsigned busy = s->buf_len | s->ctr_len | (unsigned)s->ctr_short;
 	if (busy || s->pos != s->bs)
 		return 0;
-	if (s->padding != FB_PAD_NONE)
-		return s->encrypt;
-	return in_len && !(in_len & (size_t)(ptrdiff_t)s->direct_mask);
+	return s->padding != FB_PAD_NONE || (in_len && !(in_len & (size_t)(ptrdiff_t)s->direct_mask));
 }
 
-/* The bytes fb_stream_message writes for in_len: in_len, or padded up to
- * the next whole block (a whole block more for whole blocks). */
-size_t fb_stream_message_len(const fb_state *s, size_t in_len);
-/* The message's work where fb_stream_message_direct holds: the short road
- * (fb_stream_update's), then the padded last block. Room and overlap are
- * the caller's. */
-void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len);
+/* The message's work where fb_stream_message_direct holds, total bytes
+ * out (the caller's plan: in_len, or with padding the padded length, or
+ * what the checked padding leaves): the short road (fb_stream_update's),
+ * then a padded last block as fb_stream_final makes or reads it. Room and
+ * overlap are the caller's. */
+void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total);
 
 /* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
 void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n);

@@ -65,22 +65,27 @@ static inline void direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t i
 static NOINLINE int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 				   const uint8_t *in, size_t in_len);
 
-size_t fb_stream_message_len(const fb_state *s, size_t in_len)
-{
-	return padded(s) ? in_len - (in_len & (s->bs - 1)) + s->bs : in_len;
-}
-
-void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len)
+void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total)
 {
 	if (!padded(s)) {
 		direct(s, out, in, in_len);
 		return;
 	}
-	/* padded encryption: the whole blocks, then the rest padded, as
-	 * fb_stream_final pads what fb_stream_update left in the buffer */
 	unsigned bs = s->bs;
-	size_t whole = in_len - (in_len & (bs - 1));
 	uint8_t blk[16];
+	if (!s->encrypt) {
+		/* whole blocks, the padding checked by the caller: all but the last
+		 * straight through, then the last one's data bytes */
+		size_t head = in_len - bs;
+		if (head)
+			fb_mode_blocks(s, out, in, fb_blocks_in(bs, head));
+		fb_mode_blocks(s, blk, in + head, 1);
+		fb_copy_small(out + head, blk, total - head);
+		fb_wipe(blk, sizeof blk);
+		return;
+	}
+	/* encryption: the whole blocks, then the rest padded */
+	size_t whole = in_len - (in_len & (bs - 1));
 	fb_copy_small(blk, in + whole, in_len - whole); /* before out, which may be in, is written */
 	fb_pad(s->padding, blk, (unsigned)(in_len - whole), bs);
 	if (whole)
