@@ -711,6 +711,14 @@ static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *t
 	return FB_OK;
 }
 
+/* The room and the overlap for a message's total bytes out. */
+static int message_room(const uint8_t *in, size_t in_len, const uint8_t *out, size_t out_cap, size_t total)
+{
+	if (total > out_cap)
+		return FB_ERR_OUTPUT_SPACE;
+	return fb_overlap_bad(out, total > in_len ? total : in_len, in, in_len) ? FB_ERR_OVERLAP : FB_OK;
+}
+
 /* One whole message through a ready context whose stream is empty: every
  * refusal comes before any byte is written. The stream-level update and
  * final keep the key schedules. */
@@ -720,10 +728,8 @@ static int run_message(fb_ctx *ctx, const uint8_t *in, size_t in_len, uint8_t *o
 	fb_state *s = state_of(ctx);
 	size_t total = 0, a = 0, b = 0;
 	int rc = oneshot_plan(ctx, in, in_len, &total);
-	if (!rc && total > out_cap)
-		rc = FB_ERR_OUTPUT_SPACE;
-	if (!rc && fb_overlap_bad(out, total > in_len ? total : in_len, in, in_len))
-		rc = FB_ERR_OVERLAP;
+	if (!rc)
+		rc = message_room(in, in_len, out, out_cap, total);
 	if (rc)
 		return rc;
 	if (s->mode == FB_XTS) {
@@ -819,12 +825,12 @@ static NOINLINE int message_direct(fb_ctx *ctx, const uint8_t *iv, size_t iv_len
 		return message_restart(ctx, iv, iv_len, in, in_len, out, out_cap, out_len);
 	if (iv_len)
 		fb_copy_small(s->iv, iv, iv_len); /* before out, which iv may share, is written */
-	size_t total = 0;
-	int rc = oneshot_plan(ctx, in, in_len, &total); /* padded decryption: the padding checked */
-	if (!rc && total > out_cap)
-		rc = FB_ERR_OUTPUT_SPACE;
-	if (!rc && fb_overlap_bad(out, total > in_len ? total : in_len, in, in_len))
-		rc = FB_ERR_OVERLAP;
+	/* without padding the eligible lengths are whole; with it the plan
+	 * has the total, and for decryption checks the padding */
+	size_t total = in_len;
+	int rc = s->padding == FB_PAD_NONE ? FB_OK : oneshot_plan(ctx, in, in_len, &total);
+	if (!rc)
+		rc = message_room(in, in_len, out, out_cap, total);
 	if (rc)
 		return rc;
 	uint8_t start[16];

@@ -65,12 +65,10 @@ static inline void direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t i
 static NOINLINE int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 				   const uint8_t *in, size_t in_len);
 
-void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total)
+/* fb_stream_message's padded last block, out of line: its scratch block
+ * would give the unpadded path a stack frame. */
+static NOINLINE void message_padded(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total)
 {
-	if (!padded(s)) {
-		direct(s, out, in, in_len);
-		return;
-	}
 	unsigned bs = s->bs;
 	uint8_t blk[16];
 	if (!s->encrypt) {
@@ -92,6 +90,14 @@ void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_l
 		fb_mode_blocks(s, out, in, fb_blocks_in(bs, whole));
 	fb_mode_blocks(s, out + whole, blk, 1);
 	fb_wipe(blk, sizeof blk);
+}
+
+void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total)
+{
+	if (padded(s))
+		message_padded(s, out, in, in_len, total);
+	else
+		direct(s, out, in, in_len);
 }
 
 int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
