@@ -719,14 +719,15 @@ static int message_room(const uint8_t *in, size_t in_len, const uint8_t *out, si
 	return fb_overlap_bad(out, total > in_len ? total : in_len, in, in_len) ? FB_ERR_OVERLAP : FB_OK;
 }
 
-/* One whole message through a ready context whose stream is empty: every
- * refusal comes before any byte is written. The stream-level update and
- * final keep the key schedules. */
+/* One whole message through a ready context whose stream is at its start
+ * (fb_stream_at_start): every refusal comes before any byte is written,
+ * and the blocks run straight through (fb_stream_message), without the
+ * stream's buffer; the key schedules stay. */
 static int run_message(fb_ctx *ctx, const uint8_t *in, size_t in_len, uint8_t *out,
 		       size_t out_cap, size_t *out_len)
 {
 	fb_state *s = state_of(ctx);
-	size_t total = 0, a = 0, b = 0;
+	size_t total = 0;
 	int rc = oneshot_plan(ctx, in, in_len, &total);
 	if (!rc)
 		rc = message_room(in, in_len, out, out_cap, total);
@@ -738,13 +739,10 @@ static int run_message(fb_ctx *ctx, const uint8_t *in, size_t in_len, uint8_t *o
 		*out_len = in_len;
 		return fb_mode_xts_unit(s, out, in, in_len);
 	}
-	if (in_len)
-		rc = fb_stream_update(s, out, out_cap, &a, in, in_len);
-	if (!rc)
-		rc = fb_stream_final(s, out + a, out_cap - a, &b);
-	if (!rc)
-		*out_len = a + b;
-	return rc;
+	*out_len = total;
+	if (total)
+		fb_stream_message(s, out, in, in_len, total);
+	return FB_OK;
 }
 
 /* The argument checks common to the one-shot calls and fb_message. */
@@ -810,47 +808,18 @@ static NOINLINE int xts_message(fb_state *s, const uint8_t *tweak, const uint8_t
 	return fb_mode_xts_unit(s, out, in, in_len);
 }
 
-static NOINLINE int message_restart(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
-				    uint8_t *out, size_t out_cap, size_t *out_len);
-
-/* fb_message on a stream at its start when the whole message runs
- * straight through (fb_stream_message_direct): the general path's
- * restarts, plan and final, ~250 instructions, would change nothing. The context
- * ends as there: at its start, with this IV. Else the general path. */
-static NOINLINE int message_direct(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
-				   uint8_t *out, size_t out_cap, size_t *out_len)
+/* fb_message's general path: the stream restarts at iv (only the IV is
+ * new where it is already at its start, as after fb_init or a message),
+ * the message runs, and the context goes back to the start. Out of line,
+ * so that fb_message has no stack frame on its way to xts_message. */
+static NOINLINE int message_run(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+				uint8_t *out, size_t out_cap, size_t *out_len)
 {
 	fb_state *s = state_of(ctx);
-	if (!fb_stream_message_direct(s, in_len))
-		return message_restart(ctx, iv, iv_len, in, in_len, out, out_cap, out_len);
-	if (iv_len)
-		fb_copy_small(s->iv, iv, iv_len); /* before out, which iv may share, is written */
-	/* without padding the eligible lengths are whole; with it the plan
-	 * has the total, and for decryption checks the padding */
-	size_t total = in_len;
-	int rc = s->padding == FB_PAD_NONE ? FB_OK : oneshot_plan(ctx, in, in_len, &total);
-	if (!rc)
-		rc = message_room(in, in_len, out, out_cap, total);
-	if (rc)
-		return rc;
-	uint8_t start[16];
-	memcpy(start, s->iv, sizeof start);
-	*out_len = total;
-	fb_stream_message(s, out, in, in_len, total);
-	restart(s, NULL, 0);
-	memcpy(s->iv, start, sizeof start);
-	fb_wipe(start, sizeof start);
-	return FB_OK;
-}
-
-/* fb_message's general path: the stream restarts at iv, the message runs,
- * and the context goes back to the start. Out of line, so that fb_message
- * has no stack frame on its way to xts_message. */
-static NOINLINE int message_restart(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
-				    uint8_t *out, size_t out_cap, size_t *out_len)
-{
-	fb_state *s = state_of(ctx);
-	restart(s, iv, iv_len);
+	if (!fb_stream_at_start(s))
+		restart(s, iv, iv_len);
+	else if (iv_len)
+		fb_copy_small(s->iv, iv, iv_len); /* XTS at its start takes xts_message */
 	uint8_t start[16]; /* the chaining value (XTS: the tweak) to return to */
 	memcpy(start, s->iv, sizeof start);
 	int pending = s->tweak_pending;
@@ -878,7 +847,7 @@ int fb_message(fb_ctx *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *in,
 		return FB_ERR_IV_LENGTH;
 	if (s->mode == FB_XTS && !s->buf_len)
 		return xts_message(s, iv, in, in_len, out, clamp_cap(out, out_cap), out_len);
-	return message_direct(ctx, iv, iv_len, in, in_len, out, clamp_cap(out, out_cap), out_len);
+	return message_run(ctx, iv, iv_len, in, in_len, out, clamp_cap(out, out_cap), out_len);
 }
 
 int fb_xts_unit_checked(fb_ctx *ctx, const uint8_t *tweak, const uint8_t *in, size_t in_len, uint8_t *out,

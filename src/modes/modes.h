@@ -171,27 +171,18 @@ int fb_stream_direct_mask(const fb_state *s);
  * overlap tests, anything else by fb_stream_update with out_cap = in_len. */
 int fb_stream_update_checked(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t *out_len);
 
-/* 1 if a whole message of in_len bytes on a stream at its start runs
- * straight through (fb_stream_message): without padding, when fb_update's
- * short road takes it whole (in_len > 0, whole blocks of ECB and CBC);
- * with padding (ECB and CBC), any length the caller's plan accepts. 0 for
- * a stream that an update has left with bytes in hand. */
-static inline int fb_stream_message_direct(const fb_state *s, size_t in_len)
+/* 1 if the stream is where fb_init leaves it: nothing buffered, no
+ * keystream block partly used, none made ahead, no short CTR update seen. */
+static inline int fb_stream_at_start(const fb_state *s)
 {
-	/* At its start: nothing buffered, no keystream block partly used, none
-	 * made ahead, no short CTR update seen. Only ECB and CBC can have a
-	 * padding other than none (fb_options_check), and XTS's mask is -1. */
-	unsigned busy = s->buf_len | s->ctr_len | (unsigned)s->ctr_short;
-	if (busy || s->pos != s->bs)
-		return 0;
-	return s->padding != FB_PAD_NONE || (in_len && !(in_len & (size_t)(ptrdiff_t)s->direct_mask));
+	return !(s->buf_len | s->ctr_len | (unsigned)s->ctr_short) && s->pos == s->bs;
 }
 
-/* The message's work where fb_stream_message_direct holds, total bytes
- * out (the caller's plan: in_len, or with padding the padded length, or
- * what the checked padding leaves): the short road (fb_stream_update's),
- * then a padded last block as fb_stream_final makes or reads it. Room and
- * overlap are the caller's. */
+/* A whole message (not XTS) on a stream at its start, total > 0 bytes
+ * out as the caller's plan found them (in_len; with padding the padded
+ * length, or what the checked padding leaves): fb_stream_update's short
+ * road, then a padded last block as fb_stream_final makes or reads it.
+ * Room and overlap are the caller's. */
 void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total);
 
 /* Whole-block work for the buffered modes (ECB, CBC, XTS): n blocks. */
