@@ -84,7 +84,8 @@ static NOINLINE void message_padded(fb_state *s, uint8_t *out, const uint8_t *in
 	}
 	/* encryption: the whole blocks, then the rest padded */
 	size_t whole = in_len - (in_len & (bs - 1));
-	fb_copy_small(blk, in + whole, in_len - whole); /* before out, which may be in, is written */
+	if (in_len > whole) /* an empty message's in may be NULL */
+		fb_copy_small(blk, in + whole, in_len - whole); /* before out, which may be in, is written */
 	fb_pad(s->padding, blk, (unsigned)(in_len - whole), bs);
 	if (whole)
 		fb_mode_blocks(s, out, in, fb_blocks_in(bs, whole));
