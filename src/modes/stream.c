@@ -65,6 +65,18 @@ static inline void direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t i
 static NOINLINE int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 				   const uint8_t *in, size_t in_len);
 
+/* Encrypts the last n < bs bytes at tail, padded, into one block at out
+ * (tail may be NULL when n is 0; out may be where tail is). */
+static void encrypt_padded(fb_state *s, uint8_t *out, const uint8_t *tail, unsigned n)
+{
+	uint8_t blk[16];
+	if (n)
+		fb_copy_small(blk, tail, n);
+	fb_pad(s->padding, blk, n, s->bs);
+	fb_mode_blocks(s, out, blk, 1);
+	fb_wipe(blk, sizeof blk);
+}
+
 /* fb_stream_message's padded last block, out of line: its scratch block
  * would give the unpadded path a stack frame. */
 static NOINLINE void message_padded(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total)
@@ -82,15 +94,12 @@ static NOINLINE void message_padded(fb_state *s, uint8_t *out, const uint8_t *in
 		fb_wipe(blk, sizeof blk);
 		return;
 	}
-	/* encryption: the whole blocks, then the rest padded */
+	/* encryption: the whole blocks, then the rest padded (read only after
+	 * them: in place, the whole blocks' output ends where the rest starts) */
 	size_t whole = in_len - (in_len & (bs - 1));
-	if (in_len > whole) /* an empty message's in may be NULL */
-		fb_copy_small(blk, in + whole, in_len - whole); /* before out, which may be in, is written */
-	fb_pad(s->padding, blk, (unsigned)(in_len - whole), bs);
 	if (whole)
 		fb_mode_blocks(s, out, in, fb_blocks_in(bs, whole));
-	fb_mode_blocks(s, out + whole, blk, 1);
-	fb_wipe(blk, sizeof blk);
+	encrypt_padded(s, out + whole, in_len > whole ? in + whole : NULL, (unsigned)(in_len - whole));
 }
 
 void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t total)
@@ -216,9 +225,7 @@ int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len)
 	if (s->encrypt) {
 		if (out_cap < bs)
 			return FB_ERR_OUTPUT_SPACE;
-		memcpy(blk, s->buf, s->buf_len);
-		fb_pad(s->padding, blk, s->buf_len, bs);
-		fb_mode_blocks(s, out, blk, 1);
+		encrypt_padded(s, out, s->buf, s->buf_len);
 		*out_len = bs;
 		return FB_OK;
 	}
