@@ -1239,6 +1239,63 @@ static void message_padded_roundtrip(env *e, fb_ctx *ctx, const fb_cipher *c, co
 	}
 }
 
+/* ECB and CBC messages without padding (fb_message's block road): the
+ * refusals write nothing, an IV inside the output is read before it is
+ * overwritten, and the context then streams from the message's IV. */
+static void message_blocks_refusals(env *e, const char *name)
+{
+	static const fb_options none = { FB_PAD_NONE, 0, NULL };
+	const fb_cipher *c = cipher(e, name);
+	fb_ctx *ctx = c ? fb_ctx_new_for(c, FB_ENCRYPT, &none) : NULL;
+	size_t klen = c ? fb_cipher_key_len(c) : 0, ivl = c ? fb_cipher_iv_len(c) : 0, bs = c ? fb_cipher_block_size(c) : 0;
+	if (!ctx || fb_init(ctx, c, FB_ENCRYPT, key64, klen, ivl ? iv16 : NULL, ivl, &none)) {
+		tu_check(&e->st, 0, "[%s] %s: no context", e->test, name);
+		fb_ctx_free(ctx);
+		return;
+	}
+	const uint8_t *v = ivl ? iv16 : NULL;
+	arm(e);
+	expect(e, fb_message(ctx, v, ivl, data, 4 * bs - 1, e->out, sizeof e->out - GUARD, &e->out_len),
+	       FB_ERR_DATA_LENGTH, "unpadded fb_message of a partial block");
+	arm(e);
+	expect(e, fb_message(ctx, v, ivl, data, 4 * bs, e->out, 4 * bs - 1, &e->out_len), FB_ERR_OUTPUT_SPACE,
+	       "unpadded fb_message with a byte too little room");
+	uint8_t buf[96], want[96], got[96];
+	memcpy(buf, data, sizeof buf);
+	size_t n = 99, wn = 0, gn = 0;
+	tu_check(&e->st, fb_message(ctx, v, ivl, buf, 48, buf + 8, 64, &n) == FB_ERR_OVERLAP && n == 0 &&
+			 !memcmp(buf, data, sizeof buf),
+		 "[%s] %s: unpadded fb_message partial overlap", e->test, name);
+	int w = fb_encrypt(c, key64, klen, v, ivl, data, 64, want, sizeof want, &wn, &none);
+	if (ivl) { /* the IV is the output's first block; the stream then goes on from the IV as given */
+		memcpy(got, iv16, ivl);
+		int g = fb_message(ctx, got, ivl, data, 64, got, sizeof got, &gn);
+		tu_check(&e->st, w == FB_OK && g == FB_OK && gn == wn && !memcmp(got, want, wn),
+			 "[%s] %s: IV inside the output: %d/%zu", e->test, name, g, gn);
+		size_t sn = 0, fn = 0;
+		g = fb_update(ctx, got, sizeof got, &sn, data, 64);
+		if (!g)
+			g = fb_final(ctx, got + sn, sizeof got - sn, &fn);
+		tu_check(&e->st, g == FB_OK && sn + fn == wn && !memcmp(got, want, wn),
+			 "[%s] %s: stream after a message whose IV was in its output: %d", e->test, name, g);
+		g = fb_init(ctx, c, FB_ENCRYPT, key64, klen, iv16, ivl, &none);
+		tu_check(&e->st, g == FB_OK, "[%s] %s: re-init: %d", e->test, name, g);
+	}
+	/* a message, then the same IV's stream: 10 + 54 bytes and a final */
+	int g = fb_message(ctx, v, ivl, data, 3 * bs, got, sizeof got, &gn);
+	size_t a = 0, b = 0;
+	if (!g)
+		g = fb_update(ctx, got, sizeof got, &a, data, 10);
+	if (!g)
+		g = fb_update(ctx, got + a, sizeof got - a, &b, data + 10, 54);
+	a += b;
+	if (!g)
+		g = fb_final(ctx, got + a, sizeof got - a, &b);
+	tu_check(&e->st, w == FB_OK && g == FB_OK && a + b == wn && !memcmp(got, want, wn),
+		 "[%s] %s: unpadded stream after fb_message: %d", e->test, name, g);
+	fb_ctx_free(ctx);
+}
+
 static void t_message(env *e)
 {
 	static const fb_options none = { FB_PAD_NONE, 0, NULL }, m2 = { FB_PAD_ISO9797_M2, 0, NULL };
@@ -1322,6 +1379,8 @@ static void t_message(env *e)
 	expect(e, fb_message(ctx, iv16, 16, data, 32, e->out, sizeof e->out - GUARD, &e->out_len),
 	       FB_ERR_STATE, "fb_message after fb_final");
 	fb_ctx_free(ctx);
+	message_blocks_refusals(e, "aes-128-cbc");
+	message_blocks_refusals(e, "des-ede3-ecb");
 }
 
 static void t_multi(env *e)

@@ -707,14 +707,6 @@ size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
 	return wide && k->batch > 1 && k->short_run_min != 1 ? (n < 4096 ? n : 4096) : 0;
 }
 
-void fb_ctr_forget(fb_state *s)
-{
-	if (s->ctr_len)
-		fb_wipe(s->ctr_ks, s->ctr_len);
-	s->ctr_len = s->ctr_pos = 0;
-	s->ctr_short = 0;
-}
-
 /* CTR through the kept keystream. A wide kernel costs nearly as much for
  * a few blocks as for its whole batch (down to fb_kernel.short_run_min
  * blocks, where it has one), so once a stream has had one short

@@ -202,8 +202,15 @@ int fb_mode_xts_unit(fb_state *s, uint8_t *out, const uint8_t *in, size_t len);
  * one natural batch of k, at most 4 KB. */
 size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide);
 
-/* Forgets kept keystream (a new IV or a finished stream). */
-void fb_ctr_forget(fb_state *s);
+/* Forgets kept keystream (a new IV or a finished stream). Inline: every
+ * re-key and message restart runs it, mostly with nothing kept. */
+static inline void fb_ctr_forget(fb_state *s)
+{
+	if (s->ctr_len)
+		fb_wipe(s->ctr_ks, s->ctr_len);
+	s->ctr_len = s->ctr_pos = 0;
+	s->ctr_short = 0;
+}
 
 /* Padding (padding.c). */
 void fb_pad(enum fb_padding p, uint8_t *block, unsigned used, unsigned bs);
