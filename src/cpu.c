@@ -58,7 +58,8 @@ static uint32_t detect(void)
 	if (__get_cpuid_max(0, NULL) < 7)
 		return f;
 	__cpuid_count(7, 0, a, b, c, d);
-	if ((b & (1u << 8))) f |= FB_CPU_BMI2;
+	if ((b & (1u << 3)) && (b & (1u << 8))) /* BMI1 (ANDN) and BMI2: one bit, FB_CPU_BMI2 */
+		f |= FB_CPU_BMI2;
 	if (ymm_ok && (b & (1u << 5))) f |= FB_CPU_AVX2;
 	if (ymm_ok && (c & (1u << 8))) f |= FB_CPU_GFNI;
 	if (ymm_ok && (c & (1u << 9))) f |= FB_CPU_VAES;

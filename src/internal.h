@@ -20,7 +20,7 @@ enum {
 	FB_CPU_PCLMUL = 1u << 4,
 	FB_CPU_AVX = 1u << 5,
 	FB_CPU_AVX2 = 1u << 6,
-	FB_CPU_BMI2 = 1u << 7,
+	FB_CPU_BMI2 = 1u << 7, /* BMI1 and BMI2 both (every CPU with one has the other) */
 	FB_CPU_AVX512F = 1u << 8,
 	FB_CPU_AVX512BW = 1u << 9,
 	FB_CPU_AVX512VL = 1u << 10,

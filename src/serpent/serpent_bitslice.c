@@ -7,14 +7,7 @@
  *
  * Also the key schedule shared by every Serpent kernel (see serpent.h).
  */
-#include "serpent_scalar.h"
-#include "../block128_simd.h"
-
-#if defined(__GNUC__)
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE inline
-#endif
+#include "serpent_scalar_blocks.h"
 
 /* The forms a key setup writes: serpent/avx512's (k, kl), the two-input
  * kernels' encryption keys (ke, ks) and decryption keys (kd). A context
@@ -245,142 +238,16 @@ int fb_serpent_setkey_exact(void *ksv, const uint8_t *key, size_t keylen)
 	return setkey_forms(ksv, key, keylen, FORM_EXACT);
 }
 
-/* Rounds on the words x0..x3 of one block (named by the caller). */
-#define KX(k, x0, x1, x2, x3) do { x0 ^= (k)[0]; x1 ^= (k)[1]; x2 ^= (k)[2]; x3 ^= (k)[3]; } while (0)
-#define SB(S, x0, x1, x2, x3) FB_SERPENT_##S##_L2(uint32_t, AND, OR, XOR, ANDN, x0, x1, x2, x3)
-#define LT(x0, x1, x2, x3) FB_SERPENT_LT(ROL, SHL, XOR3, x0, x1, x2, x3)
-#define ILT(x0, x1, x2, x3) FB_SERPENT_ILT(ROL, SHL, XOR3, x0, x1, x2, x3)
-#define LOAD(x0, x1, x2, x3, p) do { \
-	x0 = fb_b128_load32(p); x1 = fb_b128_load32((p) + 4); \
-	x2 = fb_b128_load32((p) + 8); x3 = fb_b128_load32((p) + 12); \
-} while (0)
-#define STORE(p, x0, x1, x2, x3) do { \
-	fb_b128_store32(p, x0); fb_b128_store32((p) + 4, x1); \
-	fb_b128_store32((p) + 8, x2); fb_b128_store32((p) + 12, x3); \
-} while (0)
-
-/* One block, for serial modes: latency matters, so the shallow circuits and
- * the key folded into the linear transformation (keys ks). */
-#define SBD(S) FB_SERPENT_##S##_L2D(uint32_t, AND, OR, XOR, ANDN, a0, a1, a2, a3)
-#define KW(j) kw_[j]
-#define LTK(kr) do { \
-	const uint32_t *kw_ = (kr); \
-	FB_SERPENT_LT_KEYED(ROL, SHL, XOR, XOR3, KW, a0, a1, a2, a3); \
-} while (0)
-
-/* Encrypts the block held as four words in w[] (the form the CBC chain
- * keeps in registers, block128_simd.h). */
-static ALWAYS_INLINE void encrypt1_words(const serpent_ks *ks, uint32_t w[4])
-{
-	const uint32_t(*k)[4] = ks->ks;
-	uint32_t a0 = w[0], a1 = w[1], a2 = w[2], a3 = w[3];
-
-	KX(k[0], a0, a1, a2, a3);
-	FB_SERPENT_KEYED_ROUNDS(SBD, LTK, k);
-	KX(k[32], a0, a1, a2, a3);
-	w[0] = a0, w[1] = a1, w[2] = a2, w[3] = a3;
-}
-
-static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
-{
-	uint32_t w[4];
-
-	LOAD(w[0], w[1], w[2], w[3], in);
-	encrypt1_words(ks, w);
-	STORE(out, w[0], w[1], w[2], w[3]);
-}
-
-/* One block on the shallow inverse circuits (FB_SERPENT_SHALLOW_DEC_ROUNDS). */
-#define SBID(S) FB_SERPENT_##S##_L2D(uint32_t, AND, OR, XOR, ANDN, a0, a1, a2, a3)
-#define KXA(kr) KX(kr, a0, a1, a2, a3)
-
-static void decrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
-{
-	const uint32_t(*k)[4] = ks->kd;
-	uint32_t a0, a1, a2, a3;
-
-	LOAD(a0, a1, a2, a3, in);
-	KX(k[32], a0, a1, a2, a3);
-	FB_SERPENT_SHALLOW_DEC_ROUNDS(SBID, KXA, ILT(a0, a1, a2, a3), k);
-	STORE(out, a0, a1, a2, a3);
-}
-
-/* Two blocks interleaved: one block's round is a dependency chain that
- * leaves most of a superscalar core idle; two fill it (about 1.7x). */
-#define ER2(S, k) do { \
-	KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); \
-	SB(S, a0, a1, a2, a3); SB(S, b0, b1, b2, b3); \
-	LT(a0, a1, a2, a3); LT(b0, b1, b2, b3); \
-} while (0)
-
-static void encrypt2(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
-{
-	const uint32_t(*k)[4] = ks->ke;
-	uint32_t a0, a1, a2, a3, b0, b1, b2, b3;
-
-	LOAD(a0, a1, a2, a3, in);
-	LOAD(b0, b1, b2, b3, in + 16);
-	for (int r = 0; r < 24; r += 8) {
-		ER2(S0, k[r]); ER2(S1, k[r + 1]); ER2(S2, k[r + 2]); ER2(S3, k[r + 3]);
-		ER2(S4, k[r + 4]); ER2(S5, k[r + 5]); ER2(S6, k[r + 6]); ER2(S7, k[r + 7]);
-	}
-	ER2(S0, k[24]); ER2(S1, k[25]); ER2(S2, k[26]); ER2(S3, k[27]);
-	ER2(S4, k[28]); ER2(S5, k[29]); ER2(S6, k[30]);
-	KX(k[31], a0, a1, a2, a3); KX(k[31], b0, b1, b2, b3);
-	SB(S7, a0, a1, a2, a3); SB(S7, b0, b1, b2, b3);
-	KX(k[32], a0, a1, a2, a3); KX(k[32], b0, b1, b2, b3);
-	STORE(out, a0, a1, a2, a3);
-	STORE(out + 16, b0, b1, b2, b3);
-}
-
-/* Two blocks interleaved: the two-input circuits (L2); the shallow ones
- * have more gates, and two chains fill the core (two blocks 1.16x the
- * time on them). */
-#define DR2(S, k) do { \
-	ILT(a0, a1, a2, a3); ILT(b0, b1, b2, b3); \
-	SB(S, a0, a1, a2, a3); SB(S, b0, b1, b2, b3); \
-	KX(k, a0, a1, a2, a3); KX(k, b0, b1, b2, b3); \
-} while (0)
-
-static void decrypt2(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
-{
-	const uint32_t(*k)[4] = ks->kd;
-	uint32_t a0, a1, a2, a3, b0, b1, b2, b3;
-
-	LOAD(a0, a1, a2, a3, in);
-	LOAD(b0, b1, b2, b3, in + 16);
-	KX(k[32], a0, a1, a2, a3); KX(k[32], b0, b1, b2, b3);
-	SB(SI7, a0, a1, a2, a3); SB(SI7, b0, b1, b2, b3);
-	KX(k[31], a0, a1, a2, a3); KX(k[31], b0, b1, b2, b3);
-	DR2(SI6, k[30]); DR2(SI5, k[29]); DR2(SI4, k[28]); DR2(SI3, k[27]);
-	DR2(SI2, k[26]); DR2(SI1, k[25]); DR2(SI0, k[24]);
-	for (int r = 16; r >= 0; r -= 8) {
-		DR2(SI7, k[r + 7]); DR2(SI6, k[r + 6]); DR2(SI5, k[r + 5]); DR2(SI4, k[r + 4]);
-		DR2(SI3, k[r + 3]); DR2(SI2, k[r + 2]); DR2(SI1, k[r + 1]); DR2(SI0, k[r]);
-	}
-	STORE(out, a0, a1, a2, a3);
-	STORE(out + 16, b0, b1, b2, b3);
-}
-
+/* serpent/avx2's lone blocks */
 void fb_serpent_bitslice_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
-	for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
-		encrypt2(ks, out, in);
-	if (nblocks)
-		encrypt1(ks, out, in);
+	serpent_encrypt(ks, out, in, nblocks);
 }
 
 void fb_serpent_bitslice_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
-	for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
-		decrypt2(ks, out, in);
-	if (nblocks)
-		decrypt1(ks, out, in);
+	serpent_decrypt(ks, out, in, nblocks);
 }
-
-FB_B128_CBC_ENC_WORDS(serpent_cbc_enc, (const serpent_ks *)ksp, encrypt1_words)
-FB_B128_OFB_WORDS(serpent_ofb, (const serpent_ks *)ksp, encrypt1_words)
-FB_B128_CFB8_ENC_WORDS(serpent_cfb8_enc, (const serpent_ks *)ksp, encrypt1_words)
 
 const fb_kernel fb_serpent_bitslice = {
 	.name = "serpent/bitslice",
@@ -395,8 +262,8 @@ const fb_kernel fb_serpent_bitslice = {
 	.setkey = fb_serpent_setkey,
 	.setkey_enc = fb_serpent_setkey_enc,
 	.setkey_dec = fb_serpent_setkey_dec,
-	.encrypt = fb_serpent_bitslice_encrypt,
-	.decrypt = fb_serpent_bitslice_decrypt,
+	.encrypt = serpent_encrypt,
+	.decrypt = serpent_decrypt,
 	.ctr32 = NULL,
 	.cbc_dec = NULL,
 	.cbc_enc = serpent_cbc_enc,
