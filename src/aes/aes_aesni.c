@@ -88,23 +88,42 @@ static TGT void expand192(__m128i *rk, const uint8_t *key)
 	}
 }
 
-static TGT void expand256(__m128i *rk, const uint8_t *key)
+/* Round key i of AES-256 into rk: as it is (dec 0), or as the equivalent
+ * inverse cipher's key 14 - i (dec 1; FIPS 197 5.3.5), straight from the
+ * register it was made in. */
+static inline __attribute__((always_inline)) TGT void put256(__m128i *rk, int i, __m128i k, const int dec)
+{
+	if (!dec)
+		rk[i] = k;
+	else
+		rk[14 - i] = i == 0 || i == 14 ? k : _mm_aesimc_si128(k);
+}
+
+/* dec: the decryption keys alone, each as soon as it exists; through
+ * ek, each of the 15 keys was stored, loaded back for AESIMC and stored
+ * again, and all 15 do not fit the registers. */
+static inline __attribute__((always_inline)) TGT void expand256_to(__m128i *rk, const uint8_t *key, const int dec)
 {
 	__m128i a = _mm_loadu_si128((const __m128i *)key);
 	__m128i b = _mm_loadu_si128((const __m128i *)(key + 16));
 	uint32_t rc = 1;
-	rk[0] = a;
-	rk[1] = b;
+	put256(rk, 0, a, dec);
+	put256(rk, 1, b, dec);
 	for (int i = 1; i <= 7; i++) {
 		a = _mm_xor_si128(prefix_xor(a), sub_word(b, 3, 1, rc));
-		rk[2 * i] = a;
+		put256(rk, 2 * i, a, dec);
 		if (i == 7)
 			break;
 		/* SubWord(w3) without rotation or constant. */
 		b = _mm_xor_si128(prefix_xor(b), sub_word(a, 3, 0, 0));
-		rk[2 * i + 1] = b;
+		put256(rk, 2 * i + 1, b, dec);
 		rc = next_rcon(rc);
 	}
+}
+
+static TGT void expand256(__m128i *rk, const uint8_t *key)
+{
+	expand256_to(rk, key, 0);
 }
 
 /* The encryption round keys alone: on Zen 4 the inverse ones cost 10 of
@@ -138,8 +157,9 @@ static inline __attribute__((always_inline)) TGT void inverse_keys(__m128i *dk, 
  * array with constant indices, the keys go to dk from registers instead of
  * being stored to ek and loaded back on that chain (Zen 5, key setup with
  * one block: AES-128 CBC decryption 67 -> 55 TSC ticks, AES-192 0.95 of
- * the time). AES-256's 15 keys and the chain's temporaries do not fit the 16
- * registers, and spilled they were 10 ticks slower than through ek. */
+ * the time). AES-256's 15 keys and the chain's temporaries do not fit the
+ * 16 registers (spilled, they were 10 ticks slower than through ek), so
+ * each goes to dk as it is made (expand256_to). */
 TGT int fb_aes_ni_setkey_dec(void *ksp, const uint8_t *key, size_t keylen)
 {
 	fb_aes_x86_ks *ks = ksp;
@@ -147,7 +167,8 @@ TGT int fb_aes_ni_setkey_dec(void *ksp, const uint8_t *key, size_t keylen)
 	switch (keylen) {
 	case 16: ks->rounds = 10; expand128(ek, key); inverse_keys(dk, ek, 10); break;
 	case 24: ks->rounds = 12; expand192(ek, key); inverse_keys(dk, ek, 12); break;
-	default: return fb_aes_ni_setkey(ksp, key, keylen);
+	case 32: ks->rounds = 14; expand256_to(dk, key, 1); return FB_OK;
+	default: return FB_ERR_KEY_LENGTH;
 	}
 	fb_wipe(ek, sizeof ek);
 	return FB_OK;
