@@ -66,9 +66,11 @@ _Static_assert(BM_ECB == (int)FB_ECB && BM_CBC == (int)FB_CBC && BM_CFB == (int)
 #define SHORT_BYTES 32768
 #define SHORT_CALLS 256
 /* Key setup is timed as batches of this many calls too: one setup is a few
- * TSC steps on some hosts (26 ticks a step on a Zen 5 VM), too coarse to
- * compare with a peer's. */
-#define KEY_CALLS 8
+ * TSC steps on some hosts (26 ticks a step on Zen 4 and Zen 5 VMs), too
+ * coarse to compare with a peer's. An AES key setup is 35-50 ticks: in
+ * batches of 8 the rows came in steps of 3.25 ticks, 7-9% of a row; of 32,
+ * 0.8. */
+#define KEY_CALLS 32
 
 static const unsigned multi_streams[] = { 16, 32, 64, 128, 256, 512 };
 

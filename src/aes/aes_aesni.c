@@ -24,11 +24,22 @@
 
 /* ---- Key schedule ---------------------------------------------------------- */
 
+/* x as it is, but opaque to the compiler: the XORs before it are not
+ * reassociated with those after it. The schedule's chain runs through
+ * AESENCLAST; each key is (what needs no S-box, ready early) ^ S, and GCC
+ * otherwise folds S in first and the rest after it, one or two XORs more
+ * on the chain for each step. */
+static inline TGT __m128i early(__m128i x)
+{
+	__asm__("" : "+x"(x));
+	return x;
+}
+
 /* (k0, k1, k2, k3) -> (k0, k0^k1, k0^k1^k2, k0^k1^k2^k3). */
 static inline TGT __m128i prefix_xor(__m128i k)
 {
 	k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
-	return _mm_xor_si128(k, _mm_slli_si128(k, 8));
+	return early(_mm_xor_si128(k, _mm_slli_si128(k, 8)));
 }
 
 /* Next round constant: multiplication by x in GF(2^8) (FIPS 197 5.2). */
@@ -37,19 +48,18 @@ static inline uint32_t next_rcon(uint32_t rc)
 	return ((rc << 1) ^ (0x1b & (0u - (rc >> 7)))) & 0xff;
 }
 
-/* SubWord of dword w of k, rotated a byte if rot, in all four dwords, with
- * rc XORed in: PSHUFB copies the word (rotated) into every column, and
- * AESENCLAST's ShiftRows leaves four equal columns as they are, so it is
- * SubBytes and the XOR of the constant. AESKEYGENASSIST does the same
- * but costs 16.5 cycles of latency on Intel (Sapphire Rapids class),
- * against 1 + 3 for these two, on the schedule's chain. */
-static inline TGT __m128i sub_word(__m128i k, const int w, const int rot, uint32_t rc)
+/* SubWord(RotWord(dword w of k)) ^ rc in all four dwords: PSHUFB copies
+ * the rotated word into every column, and AESENCLAST's ShiftRows leaves
+ * four equal columns as they are, so it is SubBytes and the XOR of the
+ * constant. AESKEYGENASSIST does the same but costs 16.5 cycles of
+ * latency on Intel (Sapphire Rapids class), against 1 + 3 for these two,
+ * on the schedule's chain. The result has four equal columns, so a column
+ * of (x ^ S) broadcast is that of x broadcast, ^ S. */
+static inline TGT __m128i sub_rot_word(__m128i k, const int w, uint32_t rc)
 {
 	const char b = (char)(4 * w);
-	__m128i sel = rot ? _mm_setr_epi8(b + 1, b + 2, b + 3, b, b + 1, b + 2, b + 3, b, b + 1, b + 2, b + 3,
-					  b, b + 1, b + 2, b + 3, b)
-			  : _mm_setr_epi8(b, b + 1, b + 2, b + 3, b, b + 1, b + 2, b + 3, b, b + 1, b + 2,
-					  b + 3, b, b + 1, b + 2, b + 3);
+	__m128i sel = _mm_setr_epi8(b + 1, b + 2, b + 3, b, b + 1, b + 2, b + 3, b, b + 1, b + 2, b + 3, b,
+				    b + 1, b + 2, b + 3, b);
 	return _mm_aesenclast_si128(_mm_shuffle_epi8(k, sel), _mm_set1_epi32((int)rc));
 }
 
@@ -59,7 +69,7 @@ static TGT void expand128(__m128i *rk, const uint8_t *key)
 	uint32_t rc = 1;
 	rk[0] = k;
 	for (int i = 1; i <= 10; i++) {
-		k = _mm_xor_si128(prefix_xor(k), sub_word(k, 3, 1, rc));
+		k = _mm_xor_si128(prefix_xor(k), sub_rot_word(k, 3, rc));
 		rk[i] = k;
 		rc = next_rcon(rc);
 	}
@@ -78,9 +88,11 @@ static TGT void expand192(__m128i *rk, const uint8_t *key)
 	_mm_storel_epi64((__m128i *)(p + 16), b);
 	for (int i = 1; i <= 8; i++) {
 		/* RotWord(SubWord(w5)) from dword 1 of b. */
-		a = _mm_xor_si128(prefix_xor(a), sub_word(b, 1, 1, rc));
+		__m128i pa = prefix_xor(a), s = sub_rot_word(b, 1, rc);
+		a = _mm_xor_si128(pa, s);
+		/* words 4..5: b ^ (b << 32) ^ w3 of the new a, w3 = pa3 ^ s */
 		b = _mm_xor_si128(b, _mm_slli_si128(b, 4));
-		b = _mm_xor_si128(b, _mm_shuffle_epi32(a, 0xff));
+		b = _mm_xor_si128(early(_mm_xor_si128(b, _mm_shuffle_epi32(pa, 0xff))), s);
 		_mm_storeu_si128((__m128i *)(p + 24 * i), a);
 		if (i < 8) /* 52 words in all: the last step needs only a */
 			_mm_storel_epi64((__m128i *)(p + 24 * i + 16), b);
@@ -110,12 +122,15 @@ static inline __attribute__((always_inline)) TGT void expand256_to(__m128i *rk, 
 	put256(rk, 0, a, dec);
 	put256(rk, 1, b, dec);
 	for (int i = 1; i <= 7; i++) {
-		a = _mm_xor_si128(prefix_xor(a), sub_word(b, 3, 1, rc));
+		__m128i pa = prefix_xor(a), s = sub_rot_word(b, 3, rc);
+		a = _mm_xor_si128(pa, s);
 		put256(rk, 2 * i, a, dec);
 		if (i == 7)
 			break;
-		/* SubWord(w3) without rotation or constant. */
-		b = _mm_xor_si128(prefix_xor(b), sub_word(a, 3, 0, 0));
+		/* SubWord(w3 of a) without rotation or constant: w3 of pa, ^ s
+		 * (the shuffle off the chain) */
+		__m128i w3 = _mm_xor_si128(early(_mm_shuffle_epi32(pa, 0xff)), s);
+		b = _mm_xor_si128(prefix_xor(b), _mm_aesenclast_si128(w3, _mm_setzero_si128()));
 		put256(rk, 2 * i + 1, b, dec);
 		rc = next_rcon(rc);
 	}
