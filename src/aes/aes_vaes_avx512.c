@@ -57,10 +57,9 @@ INLINE TGT void dec_z(const __m512i *k, int nr, __m512i *x, int nz)
 	EACH(nz, x[j] = _mm512_aesdeclast_epi128(x[j], k[nr]));
 }
 
-/* Calls body(..., nr) with nr a constant. */
 /* Qword mask of the blocks of register j that lie inside the first n
  * blocks (all 8 qwords when the register is full). */
-INLINE __mmask8 lane_mask(size_t n, int j)
+INLINE __mmask8 reg_mask(size_t n, int j)
 {
 	size_t have = n > 4 * (size_t)j ? n - 4 * (size_t)j : 0;
 	return have >= 4 ? 0xFF : (__mmask8)((1u << (2 * have)) - 1);
@@ -74,7 +73,7 @@ INLINE __mmask8 lane_mask(size_t n, int j)
  * 256-byte in-place AES-128-CBC decryption updates: 1.13x). */
 INLINE TGT __m512i load_z(const uint8_t *p, size_t n, int j)
 {
-	__mmask8 m = lane_mask(n, j);
+	__mmask8 m = reg_mask(n, j);
 	if (m == 0xFF)
 		return _mm512_loadu_si512(p + 64 * j);
 	return m ? _mm512_maskz_loadu_epi64(m, p + 64 * j) : _mm512_setzero_si512();
@@ -82,7 +81,7 @@ INLINE TGT __m512i load_z(const uint8_t *p, size_t n, int j)
 
 INLINE TGT void store_z(uint8_t *p, size_t n, int j, __m512i v)
 {
-	__mmask8 m = lane_mask(n, j);
+	__mmask8 m = reg_mask(n, j);
 	if (m == 0xFF)
 		_mm512_storeu_si512(p + 64 * j, v);
 	else if (m)
@@ -232,8 +231,8 @@ INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *
 		EACH(nz, if (j) p[j] = _mm512_loadu_si512(in + 64 * j - 16));
 	} else {
 		EACH(nz, x[j] = load_z(in, n, j));
-		EACH(nz, if (j) p[j] = lane_mask(n, j) ?
-			_mm512_maskz_loadu_epi64(lane_mask(n, j), in + 64 * j - 16) :
+		EACH(nz, if (j) p[j] = reg_mask(n, j) ?
+			_mm512_maskz_loadu_epi64(reg_mask(n, j), in + 64 * j - 16) :
 			_mm512_setzero_si512());
 	}
 	p[0] = _mm512_alignr_epi64(x[0], *last, 6);

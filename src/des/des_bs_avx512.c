@@ -197,7 +197,8 @@ static const uint8_t ix_ins[2][64] = { { X64_(IX_INS, 0) }, { X64_(IX_INS, 1) } 
 static const uint8_t ix_outs[2][64] = { { X64_(IX_OUTS, 0) }, { X64_(IX_OUTS, 1) } };
 static const uint8_t ix_out1[2][64] = { { X64_(IX_OUT1, 0) }, { X64_(IX_OUT1, 1) } };
 
-static inline __mmask8 lane_mask(size_t b0, size_t n)
+/* Qword mask of blocks b0..b0+7 that lie inside the first n. */
+static inline __mmask8 batch_mask(size_t b0, size_t n)
 {
 	return b0 + 8 <= n ? 0xFF : b0 < n ? (__mmask8)((1u << (n - b0)) - 1) : 0;
 }
@@ -207,7 +208,7 @@ static inline __mmask8 lane_mask(size_t b0, size_t n)
  * before it, *prev (every qword the same) before the first. */
 TGT static inline __attribute__((always_inline)) V in512_load(const uint8_t *in, size_t b0, size_t n, const V *prev)
 {
-	__mmask8 m = lane_mask(b0, n);
+	__mmask8 m = batch_mask(b0, n);
 	if (!prev)
 		return _mm512_maskz_loadu_epi64(m, in + 8 * b0);
 	if (b0)
@@ -342,7 +343,7 @@ TGT static inline __attribute__((always_inline)) void out512_body(uint8_t *out, 
 		_Pragma("GCC unroll 8")
 		for (int s = 7; s >= 0; s--) {
 			size_t b0 = 64 * (size_t)g + 8 * (size_t)s;
-			__mmask8 m = lane_mask(b0, n);
+			__mmask8 m = batch_mask(b0, n);
 			if (!m)
 				continue;
 			V x = z[s];
