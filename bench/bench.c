@@ -849,27 +849,45 @@ static int is_alias(size_t ci)
 
 /* ---- --info ---------------------------------------------------------------------------- */
 
+/* The value of a /proc/cpuinfo line ("key\t: value"), or NULL. */
+static const char *cpuinfo_value(char *line, const char *key)
+{
+	size_t n = strlen(key);
+	if (strncmp(line, key, n) || (line[n] != ' ' && line[n] != '\t' && line[n] != ':'))
+		return NULL;
+	char *p = strchr(line, ':');
+	if (!p)
+		return NULL;
+	for (p++; *p == ' ' || *p == '\t'; p++)
+		;
+	p[strcspn(p, "\n")] = 0;
+	return p;
+}
+
+/* The model name with the CPUID family and model: a virtual machine's name
+ * ("AMD EPYC") does not tell Zen 2 from Zen 4 or Zen 5, the numbers do
+ * (bench/plot.py names the generation from them). */
 static void cpu_model(char *out, size_t cap)
 {
-	snprintf(out, cap, "unknown");
+	char name[256] = "unknown", family[32] = "", model[32] = "";
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "model name", 10)) {
-			char *p = strchr(line, ':');
-			if (p) {
-				p++;
-				while (*p == ' ' || *p == '\t')
-					p++;
-				p[strcspn(p, "\n")] = 0;
-				snprintf(out, cap, "%s", p);
-			}
-			break;
+	if (f) {
+		char line[512];
+		const char *v;
+		while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+			if ((v = cpuinfo_value(line, "model name")))
+				snprintf(name, sizeof name, "%s", v);
+			else if ((v = cpuinfo_value(line, "cpu family")))
+				snprintf(family, sizeof family, "%s", v);
+			else if ((v = cpuinfo_value(line, "model")))
+				snprintf(model, sizeof model, "%s", v);
 		}
+		fclose(f);
 	}
-	fclose(f);
+	if (*family && *model)
+		snprintf(out, cap, "%s (family %s, model %s)", name, family, model);
+	else
+		snprintf(out, cap, "%s", name);
 }
 
 static int print_info(bench *b)

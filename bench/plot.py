@@ -12,6 +12,7 @@ Markdown summary table is also printed on stdout. Without matplotlib the
 PNG is skipped with a warning; everything else needs only the standard library.
 """
 import argparse
+import re
 import datetime
 import json
 import math
@@ -417,6 +418,23 @@ def cache_section(path):
             "when cold. L1 and L2 are private per core here, so the sweeping core reaches only the "
             "shared L3; its column moves between runs on a shared machine.\n\n```\n" + text + "\n```")
 
+def amd_generation(model):
+    """AMD's core generation from the "(family F, model M)" that bench.c
+    appends to the model name (AMD's family and model numbers); None when
+    they are missing or unknown."""
+    m = re.search(r"\(family (\d+), model (\d+)\)", model)
+    if not m:
+        return None
+    fam, mod = int(m.group(1)), int(m.group(2))
+    if fam == 23:
+        return "Zen 2" if mod >= 0x30 else "Zen 1"
+    if fam == 25:
+        return "Zen 4" if 0x10 <= mod <= 0x1f or 0x60 <= mod <= 0xaf else "Zen 3"
+    if fam == 26:
+        return "Zen 5"
+    return None
+
+
 def cpu_class(info):
     """The machine class the issues and notes speak of, from the features
     fastblock detected: AVX-512 (with GFNI and VAES or not), AVX2 with or
@@ -424,6 +442,8 @@ def cpu_class(info):
     f = set(info.get("cpu_features", "").split())
     model = info.get("cpu_model", "")
     vendor = "AMD " if "AMD" in model else "Intel " if "Intel" in model else ""
+    gen = amd_generation(model) if vendor == "AMD " else None
+    vendor = "AMD %s, " % gen if gen else vendor
     if "avx512f" in f:
         extra = [x.upper() for x in ("gfni", "vaes") if x in f]
         return "%sAVX-512%s" % (vendor, " with " + " and ".join(extra) if extra else "")
