@@ -98,9 +98,17 @@ INLINE TGT void ecb_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	*outp = out, *inp = in, *np = n;
 }
 
+/* Up to four blocks go to AES-NI's one group: the 256-bit pass loads its
+ * round keys into registers first (bench/limits.md, the ladders). */
+enum { ECB_XMM_MAX = 4 };
+
 static TGT void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
 {
 	const fb_aes_x86_ks *ks = ksp;
+	if (n <= ECB_XMM_MAX) {
+		fb_aes_ni_encrypt(ks, out, in, n);
+		return;
+	}
 	if (n >= 2)
 		BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 0);
 	if (n)
@@ -110,6 +118,10 @@ static TGT void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 static TGT void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
 {
 	const fb_aes_x86_ks *ks = ksp;
+	if (n <= ECB_XMM_MAX) {
+		fb_aes_ni_decrypt(ks, out, in, n);
+		return;
+	}
 	if (n >= 2)
 		BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 1);
 	if (n)
