@@ -25,7 +25,8 @@
 # all), SIM_PEERS (default every peer but ipsec-mb, whose AVX2 DES runs
 # at ~1 MB/s and would take most of the run), SIM_MASK (default ff: the
 # AVX2 class as on Intel; 800ff keeps the AMD Zen property, so the
-# selection takes AMD's rows, as on Zen 3; c00ff adds slow gathers, Zen 2).
+# selection takes AMD's rows, as on Zen 3; 2c00ff keeps Zen 2's slow gathers and PDEP, which
+# a mask can only hide: on a CPU without those properties it is 800ff).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

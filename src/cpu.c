@@ -23,8 +23,8 @@ static uint64_t xgetbv0(void)
 
 /* The AMD Zen family (17h and later) as FB_CPU_ properties: on family
  * 17h (Zen 1, Zen 2) gathers are also microcoded, one element every few
- * cycles; on family 1Ah (Zen 5) chains of simple vector operations are
- * slower than scalar ones. */
+ * cycles, and so are PDEP and PEXT; on family 1Ah (Zen 5) chains of
+ * simple vector operations are slower than scalar ones. */
 static uint32_t amd_class(unsigned leaf1_eax)
 {
 	unsigned a, b, c, d;
@@ -35,7 +35,7 @@ static uint32_t amd_class(unsigned leaf1_eax)
 		family += (leaf1_eax >> 20) & 0xFF;
 	if (!amd || family < 0x17)
 		return 0;
-	return FB_CPU_AMD_ZEN | (family == 0x17 ? FB_CPU_SLOW_GATHER : 0) |
+	return FB_CPU_AMD_ZEN | (family == 0x17 ? FB_CPU_SLOW_GATHER | FB_CPU_SLOW_PDEP : 0) |
 	       (family == 0x1A ? FB_CPU_SLOW_VEC_CHAIN : 0);
 }
 
@@ -115,7 +115,7 @@ static const char *const feature_names[] = {
 	"sse2", "ssse3", "sse4.1", "aesni", "pclmul", "avx", "avx2", "bmi2",
 	"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512vbmi2",
 	"gfni", "vaes", "vpclmulqdq", "avx512bitalg", "slow-gather",
-	"amd-zen", "slow-vec-chain",
+	"amd-zen", "slow-vec-chain", "slow-pdep",
 };
 
 void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap)

@@ -46,11 +46,15 @@ enum {
 	 * code prefers the integer pipes there; on Zen 4 and Intel the vector
 	 * form leads (fb_kernel.cpu_needs of the scalar rung). */
 	FB_CPU_SLOW_VEC_CHAIN = 1u << 20,
+	/* A property: PDEP and PEXT are microcoded, tens to hundreds of cycles
+	 * by the mask (AMD family 17h, Zen 1 and Zen 2); one cycle of
+	 * throughput elsewhere (fb_kernel.serial_avoid_on). */
+	FB_CPU_SLOW_PDEP = 1u << 21,
 };
 
 /* The FB_CPU_ bits that are properties, not instruction sets: they say
  * where a kernel pays, not what it executes. */
-#define FB_CPU_PROPERTIES (FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN)
+#define FB_CPU_PROPERTIES (FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN | FB_CPU_SLOW_PDEP)
 
 /* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */
 #define FB_CPU_AVX512 (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | FB_CPU_AVX512DQ)

@@ -45,7 +45,7 @@ static const machine machines[] = {
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen (Zen 4)", AVX512_ALL | FB_CPU_AMD_ZEN, {
-		{ "des", "des/bs-avx512-t2b", "des/table64", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512-t2b", "des/table64-bmi2", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/aesni",
 		  "aes/aesni" },
@@ -57,7 +57,7 @@ static const machine machines[] = {
 		{ "serpent", "serpent/avx512", "serpent/bitslice-bmi2", "serpent/avx512", "serpent/bitslice-bmi2",
 		  NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen 5", AVX512_ALL | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN, {
-		{ "des", "des/bs-avx512-t2b", "des/table64", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512-t2b", "des/table64-bmi2", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/aesni",
 		  "aes/aesni" },
@@ -69,14 +69,15 @@ static const machine machines[] = {
 		{ "serpent", "serpent/avx512", "serpent/bitslice-bmi2", "serpent/avx512", "serpent/bitslice-bmi2",
 		  "serpent/bitslice-exact", "serpent/bitslice-exact" } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3 | FB_CPU_AMD_ZEN, {
-		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
+		{ "des", "des/bs-avx2", "des/table64-bmi2", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
 		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", "aes/aesni", "aes/aesni" },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-t0", NULL, NULL, NULL, NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
-	{ "AVX2 + AES-NI only, slow gathers (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN, {
+	{ "AVX2 + AES-NI only, slow gathers and PDEP (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_SLOW_PDEP |
+	  FB_CPU_AMD_ZEN, {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
@@ -204,7 +205,9 @@ static void check_named_rows(void)
 		{ ZEN2, "serpent-256-cfb8", 0, "serpent/avx2", 1 },
 		{ ZEN2, "des-ede3-cfb8", 1, "des/table64-shift", 0 },
 		{ ZEN2, "des-ede3-ofb", 0, "des/table64-shift", 0 },
-		{ ZEN2 | FB_CPU_AMD_ZEN, "des-ede3-cfb8", 1, "des/table64", 0 }, /* high byte registers on AMD */
+		{ ZEN2 | FB_CPU_AMD_ZEN, "des-ede3-cfb8", 1, "des/table64-bmi2", 0 }, /* high byte registers on AMD */
+		{ ZEN2 | FB_CPU_AMD_ZEN | FB_CPU_SLOW_PDEP, "des-ede3-cbc", 1, "des/table64", 0 }, /* no PDEP on Zen 2 */
+		{ SSE | FB_CPU_AMD_ZEN, "des-ede3-cbc", 1, "des/table64", 0 }, /* no BMI2 */
 		{ ZEN2, "des-ede3-cbc", 0, "des/bs-avx2", 1 },
 		{ ZEN2, "des-ede3-cfb", 0, "des/bs-avx2", 1 },
 	};

@@ -5,7 +5,7 @@
 #include "des_gfni.h"
 #include "des_keys.h"
 
-extern const fb_kernel fb_des_table64, fb_des_table64_shift;
+extern const fb_kernel fb_des_table64, fb_des_table64_shift, fb_des_table64_bmi2;
 extern const fb_kernel fb_des_table12;
 extern const fb_kernel fb_des_rotate;
 
@@ -29,9 +29,14 @@ static const fb_kernel *const parallel[] = {
  * table kernels drop out and des/gfni-avx512 takes the chain: one block
  * costs one 8-block vpermb group, against a whole 512-lane batch on
  * des/bs-avx512 (3DES-CBC encryption ~15x slower there). On Intel
- * des/table64-shift's indices by shifts beat the high byte registers. */
+ * des/table64-shift's indices by shifts beat the high byte registers; on
+ * AMD Zen from Zen 3 des/table64-bmi2 enters and leaves the form by
+ * PDEP/PEXT beside the rounds. */
 static const fb_kernel *const serial[] = {
-	&fb_des_table64_shift, /* not on AMD Zen: des/table64 there */
+	&fb_des_table64_shift, /* not on AMD Zen: des/table64-bmi2 or des/table64 there */
+#if FB_X86
+	&fb_des_table64_bmi2, /* not on AMD family 17h, whose PDEP/PEXT are microcoded */
+#endif
 	&fb_des_table64,
 	&fb_des_table,
 	&fb_des_table12,
