@@ -12,11 +12,11 @@ Markdown summary table is also printed on stdout. Without matplotlib the
 PNG is skipped with a warning; everything else needs only the standard library.
 """
 import argparse
-import re
 import datetime
 import json
 import math
 import os
+import re
 import sys
 
 MODES = ("ecb", "cbc", "cfb", "cfb8", "ofb", "ctr", "xts")

@@ -109,8 +109,7 @@ static TGT void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 		fb_aes_ni_encrypt(ks, out, in, n);
 		return;
 	}
-	if (n >= 2)
-		BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 0);
+	BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 0);
 	if (n)
 		fb_aes_ni_encrypt(ks, out, in, 1);
 }
@@ -122,8 +121,7 @@ static TGT void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 		fb_aes_ni_decrypt(ks, out, in, n);
 		return;
 	}
-	if (n >= 2)
-		BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 1);
+	BY_ROUNDS(ks, ecb_nr, ks, &out, &in, &n, 1);
 	if (n)
 		fb_aes_ni_decrypt(ks, out, in, 1);
 }
