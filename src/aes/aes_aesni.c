@@ -63,29 +63,45 @@ static inline TGT __m128i sub_rot_word(__m128i k, const int w, uint32_t rc)
 	return _mm_aesenclast_si128(_mm_shuffle_epi8(k, sel), _mm_set1_epi32((int)rc));
 }
 
-static TGT void expand128(__m128i *rk, const uint8_t *key)
+/* Round key i of nr into rk: as it is (dec 0), or as the equivalent
+ * inverse cipher's key nr - i (dec 1; FIPS 197 5.3.5), straight from the
+ * register it was made in: a decryption schedule is never stored as
+ * encryption keys and loaded back for AESIMC. */
+static inline __attribute__((always_inline)) TGT void put_key(__m128i *rk, int i, __m128i k, const int nr,
+							      const int dec)
+{
+	if (!dec)
+		rk[i] = k;
+	else
+		rk[nr - i] = i == 0 || i == nr ? k : _mm_aesimc_si128(k);
+}
+
+static inline __attribute__((always_inline)) TGT void expand128_to(__m128i *rk, const uint8_t *key, const int dec)
 {
 	__m128i k = _mm_loadu_si128((const __m128i *)key);
 	uint32_t rc = 1;
-	rk[0] = k;
+	put_key(rk, 0, k, 10, dec);
+	_Pragma("GCC unroll 10")
 	for (int i = 1; i <= 10; i++) {
 		k = _mm_xor_si128(prefix_xor(k), sub_rot_word(k, 3, rc));
-		rk[i] = k;
+		put_key(rk, i, k, 10, dec);
 		rc = next_rcon(rc);
 	}
 }
 
 /* AES-192: the key stream advances six words per step; a holds words
- * 0..3 of the step, b words 4..5 (its upper half is ignored). The steps
- * are written back to back into the byte stream of round keys. */
-static TGT void expand192(__m128i *rk, const uint8_t *key)
+ * 0..3 of the step, b words 4..5 (its upper half is ignored). Two steps
+ * make three round keys, joined from the halves by one shuffle each, so
+ * that every key is one aligned 16-byte store (round keys stored across
+ * 24-byte steps and loaded back as 16 bytes miss store forwarding: AES-192
+ * decryption's key setup was 63-90 TSC ticks on Zen 4). */
+static inline __attribute__((always_inline)) TGT void expand192_to(__m128i *rk, const uint8_t *key, const int dec)
 {
-	uint8_t *p = (uint8_t *)rk;
 	__m128i a = _mm_loadu_si128((const __m128i *)key);
-	__m128i b = _mm_loadl_epi64((const __m128i *)(key + 16));
+	__m128i b = _mm_loadl_epi64((const __m128i *)(key + 16)), b0 = b;
 	uint32_t rc = 1;
-	_mm_storeu_si128((__m128i *)p, a);
-	_mm_storel_epi64((__m128i *)(p + 16), b);
+	put_key(rk, 0, a, 12, dec);
+	_Pragma("GCC unroll 10")
 	for (int i = 1; i <= 8; i++) {
 		/* RotWord(SubWord(w5)) from dword 1 of b. */
 		__m128i pa = prefix_xor(a), s = sub_rot_word(b, 1, rc);
@@ -93,100 +109,81 @@ static TGT void expand192(__m128i *rk, const uint8_t *key)
 		/* words 4..5: b ^ (b << 32) ^ w3 of the new a, w3 = pa3 ^ s */
 		b = _mm_xor_si128(b, _mm_slli_si128(b, 4));
 		b = _mm_xor_si128(early(_mm_xor_si128(b, _mm_shuffle_epi32(pa, 0xff))), s);
-		_mm_storeu_si128((__m128i *)(p + 24 * i), a);
-		if (i < 8) /* 52 words in all: the last step needs only a */
-			_mm_storel_epi64((__m128i *)(p + 24 * i + 16), b);
+		if (i % 2) { /* words 6i-2..6i+1, then 6i+2..6i+5 */
+			put_key(rk, 3 * (i - 1) / 2 + 1, _mm_unpacklo_epi64(b0, a), 12, dec);
+			put_key(rk, 3 * (i - 1) / 2 + 2, _mm_alignr_epi8(b, a, 8), 12, dec);
+		} else {
+			put_key(rk, 3 * i / 2, a, 12, dec);
+			b0 = b;
+		}
 		rc = next_rcon(rc);
 	}
 }
 
-/* Round key i of AES-256 into rk: as it is (dec 0), or as the equivalent
- * inverse cipher's key 14 - i (dec 1; FIPS 197 5.3.5), straight from the
- * register it was made in. */
-static inline __attribute__((always_inline)) TGT void put256(__m128i *rk, int i, __m128i k, const int dec)
-{
-	if (!dec)
-		rk[i] = k;
-	else
-		rk[14 - i] = i == 0 || i == 14 ? k : _mm_aesimc_si128(k);
-}
-
-/* dec: the decryption keys alone, each as soon as it exists; through
- * ek, each of the 15 keys was stored, loaded back for AESIMC and stored
- * again, and all 15 do not fit the registers. */
+/* dec: the decryption keys alone, each as soon as it exists; all 15 do
+ * not fit the registers with the chain's temporaries. */
 static inline __attribute__((always_inline)) TGT void expand256_to(__m128i *rk, const uint8_t *key, const int dec)
 {
 	__m128i a = _mm_loadu_si128((const __m128i *)key);
 	__m128i b = _mm_loadu_si128((const __m128i *)(key + 16));
 	uint32_t rc = 1;
-	put256(rk, 0, a, dec);
-	put256(rk, 1, b, dec);
+	put_key(rk, 0, a, 14, dec);
+	put_key(rk, 1, b, 14, dec);
+	_Pragma("GCC unroll 10")
 	for (int i = 1; i <= 7; i++) {
 		__m128i pa = prefix_xor(a), s = sub_rot_word(b, 3, rc);
 		a = _mm_xor_si128(pa, s);
-		put256(rk, 2 * i, a, dec);
+		put_key(rk, 2 * i, a, 14, dec);
 		if (i == 7)
 			break;
 		/* SubWord(w3 of a) without rotation or constant: w3 of pa, ^ s
 		 * (the shuffle off the chain) */
 		__m128i w3 = _mm_xor_si128(early(_mm_shuffle_epi32(pa, 0xff)), s);
 		b = _mm_xor_si128(prefix_xor(b), _mm_aesenclast_si128(w3, _mm_setzero_si128()));
-		put256(rk, 2 * i + 1, b, dec);
+		put_key(rk, 2 * i + 1, b, 14, dec);
 		rc = next_rcon(rc);
 	}
 }
 
-static TGT void expand256(__m128i *rk, const uint8_t *key)
+/* The schedule of one direction: encryption (dec 0) or the equivalent
+ * inverse cipher's (dec 1). */
+static inline __attribute__((always_inline)) TGT int expand_to(fb_aes_x86_ks *ks, const uint8_t *key, size_t keylen,
+							       const int dec)
 {
-	expand256_to(rk, key, 0);
+	__m128i *rk = (__m128i *)(dec ? ks->dk : ks->ek);
+	switch (keylen) {
+	case 16: ks->rounds = 10; expand128_to(rk, key, dec); break;
+	case 24: ks->rounds = 12; expand192_to(rk, key, dec); break;
+	case 32: ks->rounds = 14; expand256_to(rk, key, dec); break;
+	default: return FB_ERR_KEY_LENGTH;
+	}
+	return FB_OK;
 }
 
 /* The encryption round keys alone: on Zen 4 the inverse ones cost 10 of
  * AES-128's 71 TSC ticks of re-keying. */
 TGT int fb_aes_ni_setkey_enc(void *ksp, const uint8_t *key, size_t keylen)
 {
-	fb_aes_x86_ks *ks = ksp;
-	__m128i *ek = (__m128i *)ks->ek;
-	switch (keylen) {
-	case 16: ks->rounds = 10; expand128(ek, key); break;
-	case 24: ks->rounds = 12; expand192(ek, key); break;
-	case 32: ks->rounds = 14; expand256(ek, key); break;
-	default: return FB_ERR_KEY_LENGTH;
-	}
-	return FB_OK;
+	return expand_to(ksp, key, keylen, 0);
 }
 
-/* dk from the encryption round keys ek[0..nr] (FIPS 197 5.3.5, the
- * equivalent inverse cipher); nr is a constant once inlined. */
-static inline __attribute__((always_inline)) TGT void inverse_keys(__m128i *dk, const __m128i *ek, const unsigned nr)
+/* For contexts that only decrypt (ECB, CBC and XTS decryption read dk
+ * only). A block's decryption starts with the last round key, the end of
+ * the schedule's chain: each key goes to dk from its register (Zen 5, key
+ * setup with one block: AES-128 CBC decryption 67 -> 55 TSC ticks against
+ * storing ek and loading it back). */
+TGT int fb_aes_ni_setkey_dec(void *ksp, const uint8_t *key, size_t keylen)
+{
+	return expand_to(ksp, key, keylen, 1);
+}
+
+/* dk from the encryption round keys ek[0..nr] (FIPS 197 5.3.5). */
+static TGT void inverse_keys(__m128i *dk, const __m128i *ek, unsigned nr)
 {
 	dk[0] = ek[nr];
 	for (unsigned i = 1; i < nr; i++)
 		dk[i] = _mm_aesimc_si128(ek[nr - i]);
 	dk[nr] = ek[0];
-}
-
-/* For contexts that only decrypt (ECB, CBC and XTS decryption read dk
- * only). A block's decryption starts with the last round key, the end of
- * the schedule's chain: for AES-128 and AES-192, expanded into a local
- * array with constant indices, the keys go to dk from registers instead of
- * being stored to ek and loaded back on that chain (Zen 5, key setup with
- * one block: AES-128 CBC decryption 67 -> 55 TSC ticks, AES-192 0.95 of
- * the time). AES-256's 15 keys and the chain's temporaries do not fit the
- * 16 registers (spilled, they were 10 ticks slower than through ek), so
- * each goes to dk as it is made (expand256_to). */
-TGT int fb_aes_ni_setkey_dec(void *ksp, const uint8_t *key, size_t keylen)
-{
-	fb_aes_x86_ks *ks = ksp;
-	__m128i ek[13], *dk = (__m128i *)ks->dk;
-	switch (keylen) {
-	case 16: ks->rounds = 10; expand128(ek, key); inverse_keys(dk, ek, 10); break;
-	case 24: ks->rounds = 12; expand192(ek, key); inverse_keys(dk, ek, 12); break;
-	case 32: ks->rounds = 14; expand256_to(dk, key, 1); return FB_OK;
-	default: return FB_ERR_KEY_LENGTH;
-	}
-	fb_wipe(ek, sizeof ek);
-	return FB_OK;
 }
 
 TGT int fb_aes_ni_setkey(void *ksp, const uint8_t *key, size_t keylen)

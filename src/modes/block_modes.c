@@ -49,6 +49,7 @@ static void build_area(fb_state *s, const fb_kernel *k, void *area, unsigned byt
 	if (!k->fills_schedule)
 		memset(area, 0, bytes);
 	(void)fb_setkey(k, s->ks_use, area, s->key, s->klen);
+	s->lazy_built = 1;
 	for (unsigned i = 0; i < s->nrungs; i++)
 		if (s->rung[i].area == area)
 			s->rung[i].ks = area;

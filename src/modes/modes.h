@@ -75,6 +75,9 @@ typedef struct fb_state {
 	 * short first run), which a long message may never have. Its area is
 	 * the last rung's when the serial kernel is that rung. */
 	int ser_lazy;
+	/* 1 once a schedule built on first use (build_area) holds the key: a
+	 * re-key with none skips looking for them (wipe_areas in api.c). */
+	int lazy_built;
 	/* XTS: iv holds the tweak as given; its encryption waits for the first
 	 * block (xts_tweak_ready in block_modes.c), so fb_init costs the key setup alone. */
 	int tweak_pending;
