@@ -183,19 +183,6 @@ static int setkey(void *ksp, const uint8_t *key, size_t keylen)
 	return FB_OK;
 }
 
-/* Runs fn on n (< 4) blocks through a zero-padded local batch. */
-static void tail4(const fb_aes_ct64_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
-		  void (*fn)(const fb_aes_ct64_ks *, uint64_t *))
-{
-	uint8_t buf[64] = { 0 };
-	uint64_t q[8];
-	memcpy(buf, in, 16 * n);
-	load4(q, buf);
-	fn(ks, q);
-	store4(buf, q);
-	memcpy(out, buf, 16 * n);
-}
-
 /* Eight blocks at in through fn8 to out: two four-block layouts, one
  * per lane. */
 static void run8(const fb_aes_ct64_ks *ks, uint8_t *out, const uint8_t *in,
@@ -214,36 +201,6 @@ static void run8(const fb_aes_ct64_ks *ks, uint8_t *out, const uint8_t *in,
 	}
 	store4(out, a);
 	store4(out + 64, b);
-}
-
-static void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks)
-{
-	const fb_aes_ct64_ks *ks = ksp;
-	uint64_t q[8];
-	for (; nblocks >= 8; nblocks -= 8, in += 128, out += 128)
-		run8(ks, out, in, encrypt_x8);
-	for (; nblocks >= 4; nblocks -= 4, in += 64, out += 64) {
-		load4(q, in);
-		encrypt4(ks, q);
-		store4(out, q);
-	}
-	if (nblocks)
-		tail4(ks, out, in, nblocks, encrypt4);
-}
-
-static void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks)
-{
-	const fb_aes_ct64_ks *ks = ksp;
-	uint64_t q[8];
-	for (; nblocks >= 8; nblocks -= 8, in += 128, out += 128)
-		run8(ks, out, in, decrypt_x8);
-	for (; nblocks >= 4; nblocks -= 4, in += 64, out += 64) {
-		load4(q, in);
-		decrypt4(ks, q);
-		store4(out, q);
-	}
-	if (nblocks)
-		tail4(ks, out, in, nblocks, decrypt4);
 }
 
 /* The first w (4 or 8) blocks of buf through the rounds, in place. */
@@ -266,6 +223,30 @@ static void run_buf(const fb_aes_ct64_ks *ks, uint8_t *buf, size_t w, int dec)
 static size_t batch_width(size_t n)
 {
 	return n > 4 ? 8 : 4;
+}
+
+/* ECB: eights through the vector rounds, the last one to seven blocks
+ * through one zero-padded batch of four or eight. */
+static void ecb(const fb_aes_ct64_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+{
+	for (; n >= 8; n -= 8, in += 128, out += 128)
+		run8(ks, out, in, dec ? decrypt_x8 : encrypt_x8);
+	if (!n)
+		return;
+	uint8_t buf[128] = { 0 };
+	memcpy(buf, in, 16 * n);
+	run_buf(ks, buf, batch_width(n), dec);
+	memcpy(out, buf, 16 * n);
+}
+
+static void encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks)
+{
+	ecb(ksp, out, in, nblocks, 0);
+}
+
+static void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t nblocks)
+{
+	ecb(ksp, out, in, nblocks, 1);
 }
 
 /* CTR with a 32-bit big-endian counter in bytes 12..15 (no wrap inside
