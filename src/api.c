@@ -428,19 +428,26 @@ static int plan_ctx(const fb_cipher *c, enum fb_direction dir, const uint8_t *ke
 	return FB_OK;
 }
 
-/* Empties a ready context's stream and, with an IV, starts it there (XTS:
- * the tweak is the data-unit number under key 2). */
-static inline __attribute__((always_inline)) void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
+/* restart but for CTR's kept keystream: the buffers emptied and, with an
+ * IV, the stream started there (XTS: the tweak is the data-unit number
+ * under key 2). */
+static inline __attribute__((always_inline)) void restart_at(fb_state *s, const uint8_t *iv, size_t iv_len)
 {
 	fb_wipe(s->buf, sizeof s->buf);
 	fb_wipe(s->ksb, sizeof s->ksb);
-	fb_ctr_forget(s);
 	s->buf_len = 0;
 	s->pos = s->bs;
 	if (!iv_len)
 		return;
 	fb_copy_small(s->iv, iv, iv_len);
 	s->tweak_pending = s->mode == FB_XTS; /* encrypted before the first block */
+}
+
+/* Empties a ready context's stream and, with an IV, starts it there. */
+static inline __attribute__((always_inline)) void restart(fb_state *s, const uint8_t *iv, size_t iv_len)
+{
+	fb_ctr_forget(s);
+	restart_at(s, iv, iv_len);
 }
 
 /* The options a context keeps: the caller's, or the defaults for NULL. */
@@ -573,16 +580,9 @@ static inline __attribute__((always_inline)) int rekey_fast(fb_state *s, const u
 {
 	s->threads = threads_of(s);
 	fb_wipe(s->iv, sizeof s->iv);
-	fb_wipe(s->buf, sizeof s->buf);
-	fb_wipe(s->ksb, sizeof s->ksb);
-	s->ctr_pos = 0;
+	s->ctr_pos = 0; /* fb_ctr_forget with no keystream kept (ctr_len 0) */
 	s->ctr_short = 0;
-	s->buf_len = 0;
-	s->pos = s->bs;
-	if (iv_len == 16)
-		memcpy(s->iv, iv, 16);
-	else if (iv_len == 8)
-		memcpy(s->iv, iv, 8);
+	restart_at(s, iv, iv_len);
 	return fb_setkey(s->ser, s->ks_use, (void *)s->ks_ser, key, s->klen);
 }
 

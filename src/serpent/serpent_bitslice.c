@@ -68,38 +68,24 @@ static inline uint32_t early(uint32_t x)
  * circuit and each key form (ke, kd, ks, kl: the same flip constants for
  * the four) runs once for four keys: 4,300 -> 2,600 instructions for
  * fb_serpent_setkey (callgrind), fb_init and one block ~100-150 TSC ticks
- * shorter on Zen 5.
+ * shorter on Zen 5. The vectors and their transpose are the block code's
+ * (blk4, blk4_tr in serpent_scalar_blocks.h).
  */
-typedef uint32_t v4u __attribute__((vector_size(16)));
-
-static ALWAYS_INLINE v4u v4_rotr(v4u x, unsigned n)
+static ALWAYS_INLINE blk4 v4_rotr(blk4 x, unsigned n)
 {
 	return (x >> n) | (x << (32 - n));
 }
 
-/* Rows (a key's four words) <-> word vectors: a 4x4 transpose. */
-static ALWAYS_INLINE void tr4(v4u v[4])
-{
-	v4u t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 1, 5);
-	v4u t1 = __builtin_shufflevector(v[0], v[1], 2, 6, 3, 7);
-	v4u t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 1, 5);
-	v4u t3 = __builtin_shufflevector(v[2], v[3], 2, 6, 3, 7);
-	v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-	v[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-	v[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-	v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
-}
-
 /* Word vectors y[] of keys q0 + 8i into rows dst[q0 + 8i] (y clobbered). */
-static ALWAYS_INLINE void put4(uint32_t (*dst)[4], int q0, v4u y[4])
+static ALWAYS_INLINE void put4(uint32_t (*dst)[4], int q0, blk4 y[4])
 {
-	tr4(y);
+	blk4_tr(y);
 	for (int i = 0; i < 4; i++)
 		memcpy(dst[q0 + 8 * i], &y[i], 16);
 }
 
 /* fold_lt of four keys. */
-static ALWAYS_INLINE void fold4(v4u o[4], const v4u k[4])
+static ALWAYS_INLINE void fold4(blk4 o[4], const blk4 k[4])
 {
 	o[0] = v4_rotr(k[0], 5) ^ k[1] ^ k[3];
 	o[1] = v4_rotr(k[1], 1);
@@ -109,7 +95,7 @@ static ALWAYS_INLINE void fold4(v4u o[4], const v4u k[4])
 
 /* Key 0 (lane 0 of the group q0 = 0) has no S-box before it: its
  * encryption forms are its exact value. */
-static ALWAYS_INLINE void key0_exact(v4u o[4], const v4u y[4], int q0)
+static ALWAYS_INLINE void key0_exact(blk4 o[4], const blk4 y[4], int q0)
 {
 	if (q0 == 0)
 		for (int j = 0; j < 4; j++)
@@ -118,10 +104,10 @@ static ALWAYS_INLINE void key0_exact(v4u o[4], const v4u y[4], int q0)
 
 /* The forms t->forms of keys q0 + 8i (0 <= q < 32) from their exact
  * values y. */
-static ALWAYS_INLINE void emit4(key_sink *t, int q0, const v4u y[4])
+static ALWAYS_INLINE void emit4(key_sink *t, int q0, const blk4 y[4])
 {
 	serpent_ks *ks = t->ks;
-	v4u o[4], f[4];
+	blk4 o[4], f[4];
 	if (t->forms & FORM_EXACT) {
 		memcpy(o, y, sizeof o);
 		put4(ks->k, q0, o);
@@ -150,11 +136,11 @@ static ALWAYS_INLINE void emit4(key_sink *t, int q0, const v4u y[4])
 /* Keys q0 + 8i through S-box S (number s = 3 - q0 mod 8) from the prekey
  * words w. */
 #define KS4(q0, S, s) do { \
-	v4u x_[4]; \
+	blk4 x_[4]; \
 	for (int i_ = 0; i_ < 4; i_++) \
 		memcpy(&x_[i_], w + 4 * ((q0) + 8 * i_), 16); \
-	tr4(x_); \
-	FB_SERPENT_##S##_L2(v4u, AND, OR, XOR, ANDN, x_[0], x_[1], x_[2], x_[3]); \
+	blk4_tr(x_); \
+	FB_SERPENT_##S##_L2(blk4, AND, OR, XOR, ANDN, x_[0], x_[1], x_[2], x_[3]); \
 	for (int j_ = 0; j_ < 4; j_++) \
 		x_[j_] ^= sbox_flip[s][j_]; \
 	emit4(t, q0, x_); \

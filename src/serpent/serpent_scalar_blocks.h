@@ -157,7 +157,8 @@ typedef uint32_t blk4 __attribute__((vector_size(16)));
 #define LT4(x0, x1, x2, x3) FB_SERPENT_LT(ROLV, SHL, XOR3, x0, x1, x2, x3)
 #define ILT4(x0, x1, x2, x3) FB_SERPENT_ILT(ROLV, SHL, XOR3, x0, x1, x2, x3)
 
-/* Blocks <-> word vectors: a 4x4 transpose of 32-bit words. */
+/* Blocks (or a key's four words) <-> word vectors: a 4x4 transpose of
+ * 32-bit words. */
 static ALWAYS_INLINE void blk4_tr(blk4 v[4])
 {
 	blk4 t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 1, 5);
