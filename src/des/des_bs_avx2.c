@@ -31,37 +31,38 @@ typedef __m256i V;
 #define BS_NOT(a) _mm256_xor_si256((a), _mm256_set1_epi32(-1))
 #define KX(p, j) _mm256_xor_si256((p), _mm256_set1_epi32((int)k[j]))
 
-TGT static inline void round256(V *restrict a, const V *restrict b, const uint32_t *k)
+TGT static __attribute__((noinline)) void round256(V *restrict a, const V *restrict b, const uint32_t *k)
 {
 	DES_BS_GATE_ROUND(a, b, KX);
 }
 
-TGT static void pass256(V *st, const uint32_t *rk, int dec, int swap)
+/* One DES pass (16 rounds) over st with the 16x48 key words rk, forwards
+ * (encryption) or backwards; swap exchanges the halves' roles (the second
+ * pass of EDE). With a second batch su (else NULL) the two batches' rounds
+ * alternate, as in des/bs-avx512: a round's S-boxes read the planes the
+ * round before stored, and the other batch's round fills that wait. */
+TGT static void pass256(V *st, V *su, const uint32_t *rk, int dec, int swap)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
+	V *c = su && swap ? su + 32 : su, *d = su && !swap ? su + 32 : su;
 	const uint32_t *k = dec ? rk + 15 * 48 : rk;
 	ptrdiff_t step = dec ? -48 : 48;
 	for (int r = 0; r < 8; r++) {
 		round256(a, b, k);
+		if (su)
+			round256(c, d, k);
 		k += step;
 		round256(b, a, k);
+		if (su)
+			round256(d, c, k);
 		k += step;
 	}
 }
 
-TGT static void crypt256(V *st, const des_bs_ks *ks, int dec)
+/* The rounds of one batch st, or of two (su, else NULL). */
+TGT static void crypt256(V *st, V *su, const des_bs_ks *ks, int dec)
 {
-	if (ks->nkeys == 1) {
-		pass256(st, ks->rk[0], dec, 0);
-	} else if (!dec) {
-		pass256(st, ks->rk[0], 0, 0);
-		pass256(st, ks->rk[1], 1, 1);
-		pass256(st, ks->rk[2], 0, 0);
-	} else {
-		pass256(st, ks->rk[2], 1, 0);
-		pass256(st, ks->rk[1], 0, 1);
-		pass256(st, ks->rk[0], 1, 0);
-	}
+	DES_BS_CRYPT(pass256, st, su, ks, dec);
 }
 
 /* ---- transposition ------------------------------------------------------------ */
@@ -211,15 +212,18 @@ TGT static void ctr_planes256(V *st, uint32_t hi, uint32_t lo)
 
 TGT static void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
-	_Alignas(32) V st[64];
+	_Alignas(32) V st[2][64];
 	while (n) {
-		size_t m = n < 256 ? n : 256;
-		in256(st, in, m);
-		crypt256(st, ks, dec);
-		out256(out, st, m, OUT_PLAIN, NULL, 0);
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
+		size_t m[2];
+		int nb = fb_des_bs_batches(n, 256, m);
+		for (int i = 0; i < nb; i++)
+			in256(st[i], in + 2048 * i, m[i]);
+		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, dec);
+		for (int i = 0; i < nb; i++)
+			out256(out + 2048 * i, st[i], m[i], OUT_PLAIN, NULL, 0);
+		in += 8 * (m[0] + m[1]);
+		out += 8 * (m[0] + m[1]);
+		n -= m[0] + m[1];
 	}
 }
 
@@ -236,17 +240,20 @@ static void bs256_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_
 TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	const des_bs_ks *ks = ksp;
-	_Alignas(32) V st[64];
+	_Alignas(32) V st[2][64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
 	while (n) {
-		size_t m = n < 256 ? n : 256;
-		ctr_planes256(st, hi, lo);
-		crypt256(st, ks, 0);
-		out256(out, st, m, OUT_XOR, in, 0);
-		lo += (uint32_t)m;
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
+		size_t m[2];
+		int nb = fb_des_bs_batches(n, 256, m);
+		for (int i = 0; i < nb; i++)
+			ctr_planes256(st[i], hi, lo + (uint32_t)(256 * i));
+		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, 0);
+		for (int i = 0; i < nb; i++)
+			out256(out + 2048 * i, st[i], m[i], OUT_XOR, in + 2048 * i, 0);
+		lo += (uint32_t)(m[0] + m[1]);
+		in += 8 * (m[0] + m[1]);
+		out += 8 * (m[0] + m[1]);
+		n -= m[0] + m[1];
 	}
 	fb_store32_be(ctr + 4, lo);
 }
@@ -254,20 +261,24 @@ TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 TGT static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
 	const des_bs_ks *ks = ksp;
-	_Alignas(32) V st[64];
+	_Alignas(32) V st[2][64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
 	while (n) {
-		size_t m = n < 256 ? n : 256;
-		uint64_t next;
-		memcpy(&next, in + 8 * (m - 1), 8);
-		in256(st, in, m);
-		crypt256(st, ks, 1);
-		out256(out, st, m, OUT_CBC, in, chain);
+		size_t m[2];
+		int nb = fb_des_bs_batches(n, 256, m);
+		uint64_t mid, next; /* the blocks before the second batch and after the step */
+		memcpy(&mid, in + 8 * (m[0] - 1), 8); /* before an in-place overwrite */
+		memcpy(&next, in + 8 * (m[0] + m[1] - 1), 8);
+		for (int i = 0; i < nb; i++)
+			in256(st[i], in + 2048 * i, m[i]);
+		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, 1);
+		for (int i = 0; i < nb; i++)
+			out256(out + 2048 * i, st[i], m[i], OUT_CBC, in + 2048 * i, i ? mid : chain);
 		chain = next;
-		in += 8 * m;
-		out += 8 * m;
-		n -= m;
+		in += 8 * (m[0] + m[1]);
+		out += 8 * (m[0] + m[1]);
+		n -= m[0] + m[1];
 	}
 	memcpy(iv, &chain, 8);
 }

@@ -79,28 +79,7 @@ TGT static void pass512(V *st, V *su, const uint32_t *rk, int dec, int swap)
 /* The rounds of one batch st, or of two (su, else NULL). */
 TGT static void crypt512(V *st, V *su, const des_bs_ks *ks, int dec)
 {
-	if (ks->nkeys == 1) {
-		pass512(st, su, ks->rk[0], dec, 0);
-	} else if (!dec) {
-		pass512(st, su, ks->rk[0], 0, 0);
-		pass512(st, su, ks->rk[1], 1, 1);
-		pass512(st, su, ks->rk[2], 0, 0);
-	} else {
-		pass512(st, su, ks->rk[2], 1, 0);
-		pass512(st, su, ks->rk[1], 0, 1);
-		pass512(st, su, ks->rk[0], 1, 0);
-	}
-}
-
-/* The next step of a run of n (> 0) blocks: one batch, or two while more
- * than one is left. Sets m[0] and m[1] (0 for one batch) and returns the
- * number of batches. */
-static inline int batches512(size_t n, size_t m[2])
-{
-	m[0] = n < 512 ? n : 512;
-	n -= m[0];
-	m[1] = n < 512 ? n : 512;
-	return m[1] ? 2 : 1;
+	DES_BS_CRYPT(pass512, st, su, ks, dec);
 }
 
 /* ---- transposition ---------------------------------------------------------
@@ -721,7 +700,7 @@ TGT static inline __attribute__((always_inline)) void bs512_ecb(const des_bs_ks 
 	_Alignas(64) V st[2][64];
 	while (n) {
 		size_t m[2];
-		int nb = batches512(n, m);
+		int nb = fb_des_bs_batches(n, 512, m);
 		for (int i = 0; i < nb; i++)
 			IN512P(t2b)(st[i], in + 4096 * i, m[i], NULL);
 		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, dec);
@@ -765,7 +744,7 @@ TGT static inline __attribute__((always_inline)) void bs512_chain_dec(const des_
 	memcpy(&chain, iv, 8);
 	while (n) {
 		size_t m[2];
-		int nb = batches512(n, m);
+		int nb = fb_des_bs_batches(n, 512, m);
 		uint64_t mid, next; /* the blocks before the second batch and after the step */
 		memcpy(&mid, in + 8 * (m[0] - 1), 8); /* before an in-place overwrite */
 		memcpy(&next, in + 8 * (m[0] + m[1] - 1), 8);

@@ -32,6 +32,36 @@ static inline size_t fb_des_bs_ks_bytes(size_t keylen)
 	return sizeof(des_bs_ks) + (keylen == 8 ? 1 : 3) * sizeof(uint32_t[16 * 48]);
 }
 
+/* The next step of a run of n (> 0) blocks for a kernel of `batch` blocks
+ * a batch: one batch, or two while more than one is left (the kernels run
+ * two batches' rounds alternately). Sets m[0] and m[1] (0 for one batch)
+ * and returns the number of batches. */
+static inline int fb_des_bs_batches(size_t n, size_t batch, size_t m[2])
+{
+	m[0] = n < batch ? n : batch;
+	n -= m[0];
+	m[1] = n < batch ? n : batch;
+	return m[1] ? 2 : 1;
+}
+
+/* The passes of DES or EDE over one batch st or two (su, else NULL):
+ * PASS(st, su, rk, dec, swap) runs 16 rounds with the key words rk,
+ * backwards if dec, with the halves' roles exchanged if swap (how the
+ * second pass of EDE continues from the first). */
+#define DES_BS_CRYPT(PASS, st, su, ks, dec) do { \
+	if ((ks)->nkeys == 1) { \
+		PASS(st, su, (ks)->rk[0], dec, 0); \
+	} else if (!(dec)) { \
+		PASS(st, su, (ks)->rk[0], 0, 0); \
+		PASS(st, su, (ks)->rk[1], 1, 1); \
+		PASS(st, su, (ks)->rk[2], 0, 0); \
+	} else { \
+		PASS(st, su, (ks)->rk[2], 1, 0); \
+		PASS(st, su, (ks)->rk[1], 0, 1); \
+		PASS(st, su, (ks)->rk[0], 1, 0); \
+	} \
+} while (0)
+
 extern const fb_kernel fb_des_bs_avx512;
 extern const fb_kernel fb_des_bs_avx512_t2b;
 extern const fb_kernel fb_des_bs_avx2;
