@@ -456,77 +456,76 @@
 	x0 = fb_s14; x1 = fb_s12; x2 = fb_s17; x3 = fb_s6;                  \
 } while (0)
 
-/* S1: 15 two-input gates, depth 8 */
+/* S1: 15 two-input gates, depth 6 */
 #define FB_SERPENT_S1_L2_FLIP 0xfu
 #define FB_SERPENT_S1_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x2, x3);                                              \
 	T fb_s5 = ANDN(x0, x1);                                             \
 	T fb_s6 = XOR(fb_s4, fb_s5);                                        \
-	T fb_s7 = XOR(x1, x0);                                              \
-	T fb_s8 = OR(x3, fb_s7);                                            \
-	T fb_s9 = ANDN(fb_s4, x0);                                          \
-	T fb_s10 = XOR(x1, fb_s9);                                          \
-	T fb_s11 = AND(x2, fb_s8);                                          \
-	T fb_s12 = XOR(fb_s10, fb_s11);                                     \
-	T fb_s13 = ANDN(fb_s12, fb_s4);                                     \
-	T fb_s14 = AND(x0, fb_s8);                                          \
-	T fb_s15 = XOR(fb_s13, fb_s14);                                     \
-	T fb_s16 = XOR(fb_s6, fb_s8);                                       \
-	T fb_s17 = XOR(x1, fb_s15);                                         \
-	T fb_s18 = XOR(fb_s16, fb_s17);                                     \
-	x0 = fb_s12; x1 = fb_s15; x2 = fb_s6; x3 = fb_s18;                  \
+	T fb_s7 = AND(x1, x3);                                              \
+	T fb_s8 = ANDN(x3, x0);                                             \
+	T fb_s9 = XOR(fb_s7, fb_s8);                                        \
+	T fb_s10 = ANDN(x3, x1);                                            \
+	T fb_s11 = XOR(x0, fb_s10);                                         \
+	T fb_s12 = ANDN(fb_s9, fb_s6);                                      \
+	T fb_s13 = XOR(fb_s11, fb_s12);                                     \
+	T fb_s14 = XOR(x3, fb_s6);                                          \
+	T fb_s15 = XOR(fb_s9, fb_s14);                                      \
+	T fb_s16 = XOR(fb_s13, fb_s15);                                     \
+	T fb_s17 = ANDN(fb_s13, fb_s15);                                    \
+	T fb_s18 = XOR(fb_s9, fb_s17);                                      \
+	x0 = fb_s18; x1 = fb_s13; x2 = fb_s6; x3 = fb_s16;                  \
 } while (0)
 
-/* S2: 15 two-input gates, depth 8 */
+/* S2: 15 two-input gates, depth 6 */
 #define FB_SERPENT_S2_L2_FLIP 0x8u
 #define FB_SERPENT_S2_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
-	T fb_s4 = XOR(x1, x3);                                              \
-	T fb_s5 = ANDN(x0, x2);                                             \
+	T fb_s4 = ANDN(x0, x2);                                             \
+	T fb_s5 = XOR(x1, x3);                                              \
 	T fb_s6 = XOR(fb_s4, fb_s5);                                        \
-	T fb_s7 = ANDN(fb_s6, x1);                                          \
+	T fb_s7 = AND(x1, fb_s6);                                           \
 	T fb_s8 = XOR(x0, fb_s7);                                           \
-	T fb_s9 = OR(x1, x2);                                               \
+	T fb_s9 = ANDN(x1, x2);                                             \
 	T fb_s10 = XOR(fb_s8, fb_s9);                                       \
-	T fb_s11 = AND(x3, fb_s6);                                          \
-	T fb_s12 = OR(fb_s8, fb_s11);                                       \
-	T fb_s13 = XOR(x2, fb_s4);                                          \
+	T fb_s11 = ANDN(x0, fb_s6);                                         \
+	T fb_s12 = ANDN(fb_s11, x3);                                        \
+	T fb_s13 = XOR(x2, fb_s8);                                          \
 	T fb_s14 = XOR(fb_s12, fb_s13);                                     \
-	T fb_s15 = OR(x0, x3);                                              \
-	T fb_s16 = XOR(fb_s14, fb_s15);                                     \
-	T fb_s17 = XOR(x1, fb_s10);                                         \
+	T fb_s15 = ANDN(x2, x1);                                            \
+	T fb_s16 = XOR(fb_s12, fb_s15);                                     \
+	T fb_s17 = OR(x0, x3);                                              \
 	T fb_s18 = XOR(fb_s16, fb_s17);                                     \
 	x0 = fb_s6; x1 = fb_s14; x2 = fb_s18; x3 = fb_s10;                  \
 } while (0)
 
-/* S3: 16 two-input gates, depth 10 */
+/* S3: 15 two-input gates, depth 8 */
 #define FB_SERPENT_S3_L2_FLIP 0x0u
 #define FB_SERPENT_S3_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
-	T fb_s4 = XOR(x3, x1);                                              \
-	T fb_s5 = ANDN(fb_s4, x0);                                          \
-	T fb_s6 = XOR(x3, fb_s5);                                           \
-	T fb_s7 = OR(x2, fb_s6);                                            \
-	T fb_s8 = XOR(x1, fb_s7);                                           \
-	T fb_s9 = AND(x0, x3);                                              \
+	T fb_s4 = AND(x0, x1);                                              \
+	T fb_s5 = OR(x0, x3);                                               \
+	T fb_s6 = XOR(fb_s4, fb_s5);                                        \
+	T fb_s7 = OR(x0, x1);                                               \
+	T fb_s8 = XOR(x3, fb_s7);                                           \
+	T fb_s9 = ANDN(fb_s6, x2);                                          \
 	T fb_s10 = XOR(fb_s8, fb_s9);                                       \
-	T fb_s11 = ANDN(x1, fb_s6);                                         \
-	T fb_s12 = XOR(x2, fb_s11);                                         \
-	T fb_s13 = ANDN(fb_s10, x0);                                        \
-	T fb_s14 = XOR(fb_s12, fb_s13);                                     \
-	T fb_s15 = OR(fb_s6, fb_s10);                                       \
-	T fb_s16 = XOR(x0, fb_s15);                                         \
-	T fb_s17 = XOR(fb_s14, fb_s16);                                     \
-	T fb_s18 = ANDN(fb_s14, fb_s16);                                    \
-	T fb_s19 = XOR(fb_s6, fb_s18);                                      \
-	x0 = fb_s19; x1 = fb_s17; x2 = fb_s14; x3 = fb_s10;                 \
+	T fb_s11 = ANDN(fb_s10, fb_s5);                                     \
+	T fb_s12 = XOR(x2, fb_s6);                                          \
+	T fb_s13 = XOR(fb_s11, fb_s12);                                     \
+	T fb_s14 = OR(fb_s6, fb_s10);                                       \
+	T fb_s15 = XOR(x0, fb_s14);                                         \
+	T fb_s16 = ANDN(fb_s13, fb_s15);                                    \
+	T fb_s17 = XOR(fb_s6, fb_s16);                                      \
+	T fb_s18 = XOR(fb_s13, fb_s15);                                     \
+	x0 = fb_s17; x1 = fb_s18; x2 = fb_s13; x3 = fb_s10;                 \
 } while (0)
 
-/* S4: 15 two-input gates, depth 10 */
+/* S4: 15 two-input gates, depth 9 */
 #define FB_SERPENT_S4_L2_FLIP 0x1u
 #define FB_SERPENT_S4_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x0, x1);                                              \
 	T fb_s5 = XOR(x0, x3);                                              \
-	T fb_s6 = OR(fb_s4, fb_s5);                                         \
-	T fb_s7 = XOR(x0, x2);                                              \
+	T fb_s6 = ANDN(fb_s5, fb_s4);                                       \
+	T fb_s7 = XOR(x2, x3);                                              \
 	T fb_s8 = XOR(fb_s6, fb_s7);                                        \
 	T fb_s9 = OR(x1, fb_s8);                                            \
 	T fb_s10 = XOR(fb_s5, fb_s9);                                       \
@@ -534,53 +533,53 @@
 	T fb_s12 = XOR(x1, fb_s11);                                         \
 	T fb_s13 = ANDN(fb_s5, fb_s10);                                     \
 	T fb_s14 = XOR(fb_s12, fb_s13);                                     \
-	T fb_s15 = AND(x1, fb_s14);                                         \
-	T fb_s16 = XOR(x3, fb_s15);                                         \
-	T fb_s17 = ANDN(fb_s8, fb_s6);                                      \
+	T fb_s15 = XOR(x0, fb_s8);                                          \
+	T fb_s16 = XOR(fb_s14, fb_s15);                                     \
+	T fb_s17 = AND(fb_s10, fb_s12);                                     \
 	T fb_s18 = XOR(fb_s16, fb_s17);                                     \
 	x0 = fb_s8; x1 = fb_s18; x2 = fb_s14; x3 = fb_s10;                  \
 } while (0)
 
-/* S5: 15 two-input gates, depth 12 */
+/* S5: 15 two-input gates, depth 9 */
 #define FB_SERPENT_S5_L2_FLIP 0xfu
 #define FB_SERPENT_S5_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
 	T fb_s4 = XOR(x0, x1);                                              \
 	T fb_s5 = XOR(x0, x3);                                              \
-	T fb_s6 = OR(fb_s4, fb_s5);                                         \
-	T fb_s7 = XOR(x0, x2);                                              \
+	T fb_s6 = ANDN(fb_s4, fb_s5);                                       \
+	T fb_s7 = XOR(x1, x2);                                              \
 	T fb_s8 = XOR(fb_s6, fb_s7);                                        \
 	T fb_s9 = OR(x3, fb_s8);                                            \
 	T fb_s10 = XOR(fb_s4, fb_s9);                                       \
-	T fb_s11 = ANDN(x1, fb_s10);                                        \
+	T fb_s11 = OR(x1, fb_s8);                                           \
 	T fb_s12 = XOR(x3, fb_s11);                                         \
-	T fb_s13 = ANDN(x2, fb_s8);                                         \
+	T fb_s13 = ANDN(fb_s4, fb_s10);                                     \
 	T fb_s14 = XOR(fb_s12, fb_s13);                                     \
-	T fb_s15 = ANDN(fb_s10, fb_s14);                                    \
-	T fb_s16 = XOR(fb_s8, fb_s15);                                      \
-	T fb_s17 = AND(fb_s6, fb_s16);                                      \
-	T fb_s18 = XOR(x1, fb_s17);                                         \
-	x0 = fb_s8; x1 = fb_s10; x2 = fb_s18; x3 = fb_s14;                  \
+	T fb_s15 = XOR(x1, fb_s8);                                          \
+	T fb_s16 = XOR(fb_s14, fb_s15);                                     \
+	T fb_s17 = ANDN(fb_s12, fb_s10);                                    \
+	T fb_s18 = XOR(fb_s16, fb_s17);                                     \
+	x0 = fb_s8; x1 = fb_s10; x2 = fb_s14; x3 = fb_s18;                  \
 } while (0)
 
-/* S6: 15 two-input gates, depth 9 */
+/* S6: 15 two-input gates, depth 8 */
 #define FB_SERPENT_S6_L2_FLIP 0x7u
 #define FB_SERPENT_S6_L2(T, AND, OR, XOR, ANDN, x0, x1, x2, x3) do { \
-	T fb_s4 = XOR(x1, x2);                                              \
-	T fb_s5 = AND(x0, x3);                                              \
+	T fb_s4 = AND(x0, x3);                                              \
+	T fb_s5 = XOR(x1, x2);                                              \
 	T fb_s6 = XOR(fb_s4, fb_s5);                                        \
-	T fb_s7 = AND(x0, fb_s6);                                           \
-	T fb_s8 = OR(fb_s6, x3);                                            \
-	T fb_s9 = XOR(fb_s7, fb_s8);                                        \
-	T fb_s10 = OR(x1, fb_s9);                                           \
-	T fb_s11 = XOR(x0, fb_s10);                                         \
-	T fb_s12 = AND(x3, fb_s6);                                          \
-	T fb_s13 = XOR(fb_s11, fb_s12);                                     \
-	T fb_s14 = XOR(x2, fb_s11);                                         \
-	T fb_s15 = AND(fb_s9, fb_s13);                                      \
-	T fb_s16 = XOR(fb_s14, fb_s15);                                     \
-	T fb_s17 = ANDN(fb_s13, fb_s14);                                    \
-	T fb_s18 = XOR(fb_s9, fb_s17);                                      \
-	x0 = fb_s13; x1 = fb_s6; x2 = fb_s16; x3 = fb_s18;                  \
+	T fb_s7 = ANDN(x1, x0);                                             \
+	T fb_s8 = ANDN(x3, x1);                                             \
+	T fb_s9 = OR(fb_s6, fb_s8);                                         \
+	T fb_s10 = XOR(x0, fb_s9);                                          \
+	T fb_s11 = OR(fb_s7, fb_s10);                                       \
+	T fb_s12 = XOR(x3, fb_s11);                                         \
+	T fb_s13 = XOR(x1, fb_s10);                                         \
+	T fb_s14 = ANDN(fb_s12, fb_s6);                                     \
+	T fb_s15 = XOR(fb_s13, fb_s14);                                     \
+	T fb_s16 = XOR(x1, fb_s6);                                          \
+	T fb_s17 = ANDN(fb_s13, fb_s12);                                    \
+	T fb_s18 = XOR(fb_s16, fb_s17);                                     \
+	x0 = fb_s12; x1 = fb_s6; x2 = fb_s15; x3 = fb_s18;                  \
 } while (0)
 
 /* S7: 18 two-input gates, depth 10 */
@@ -1213,6 +1212,6 @@
 	x0 = fb_s16; x1 = fb_s18; x2 = fb_s20; x3 = fb_s22;                   \
 } while (0)
 
-/* Gates in all (16 S-boxes each): T3 120, D2 138, L2 248. */
+/* Gates in all (16 S-boxes each): T3 120, D2 138, L2 247. */
 
 #endif
