@@ -123,18 +123,34 @@ TGT static inline __m256i lanes(size_t b0, size_t n)
 	return _mm256_setr_epi64x(m[0], m[1], m[2], m[3]);
 }
 
-TGT static void in256(V *st, const uint8_t *in, size_t n)
+/* Row i of a batch of n blocks: blocks 4i..4i+3 from in, or with prev
+ * (CFB decryption's input, a block behind) blocks 4i-1..4i+2, *prev before
+ * the first; blocks at n and after read as zeros. */
+TGT static inline V in256_row(const uint8_t *in, size_t i, size_t n, const uint64_t *prev)
+{
+	size_t b0 = 4 * i;
+	if (prev && i == 0) {
+		V c = n >= 5 ? _mm256_loadu_si256((const void *)in)
+			     : _mm256_maskload_epi64((const long long *)(const void *)in, lanes(0, n - 1));
+		c = _mm256_permute4x64_epi64(c, 0x93); /* c3 c0 c1 c2 */
+		return _mm256_blend_epi32(c, _mm256_set1_epi64x((long long)*prev), 0x03);
+	}
+	if (prev) { /* one block back: block b of the batch is in's block b - 1 */
+		b0 -= 1;
+		n -= 1;
+	}
+	if (b0 + 4 <= n)
+		return _mm256_loadu_si256((const void *)(in + 8 * b0));
+	if (b0 < n)
+		return _mm256_maskload_epi64((const long long *)(const void *)(in + 8 * b0), lanes(b0, n));
+	return _mm256_setzero_si256();
+}
+
+TGT static void in256(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
 {
 	V m[64];
-	for (int i = 0; i < 64; i++) {
-		size_t b0 = 4 * (size_t)i;
-		if (b0 + 4 <= n)
-			m[i] = _mm256_loadu_si256((const void *)(in + 8 * b0));
-		else if (b0 < n)
-			m[i] = _mm256_maskload_epi64((const long long *)(const void *)(in + 8 * b0), lanes(b0, n));
-		else
-			m[i] = _mm256_setzero_si256();
-	}
+	for (int i = 0; i < 64; i++)
+		m[i] = in256_row(in, (size_t)i, n, prev);
 	tr64(m);
 	for (int d = 0; d < 64; d++)
 		st[des_bs_ip[d]] = m[qword_bit(d)];
@@ -217,7 +233,7 @@ TGT static void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, siz
 		size_t m[2];
 		int nb = fb_des_bs_batches(n, 256, m);
 		for (int i = 0; i < nb; i++)
-			in256(st[i], in + 2048 * i, m[i]);
+			in256(st[i], in + 2048 * i, m[i], NULL);
 		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, dec);
 		for (int i = 0; i < nb; i++)
 			out256(out + 2048 * i, st[i], m[i], OUT_PLAIN, NULL, 0);
@@ -258,9 +274,15 @@ TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 	fb_store32_be(ctr + 4, lo);
 }
 
-TGT static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+/* CBC decryption (cfb 0) or CFB decryption (cfb 1) of n blocks: both XOR
+ * each output with the ciphertext block before it (iv before the first),
+ * CBC after decrypting the block, CFB after encrypting that previous block,
+ * which the input transposition reads from in itself, a block behind. The
+ * output goes last block first (in-place safe). */
+TGT static inline __attribute__((always_inline)) void chain_dec256(const des_bs_ks *ks, uint8_t *out,
+								   const uint8_t *in, size_t n, uint8_t *iv,
+								   int cfb)
 {
-	const des_bs_ks *ks = ksp;
 	_Alignas(32) V st[2][64];
 	uint64_t chain;
 	memcpy(&chain, iv, 8);
@@ -271,16 +293,26 @@ TGT static void bs256_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, 
 		memcpy(&mid, in + 8 * (m[0] - 1), 8); /* before an in-place overwrite */
 		memcpy(&next, in + 8 * (m[0] + m[1] - 1), 8);
 		for (int i = 0; i < nb; i++)
-			in256(st[i], in + 2048 * i, m[i]);
-		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, 1);
+			in256(st[i], in + 2048 * i, m[i], cfb ? (i ? &mid : &chain) : NULL);
+		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, !cfb);
 		for (int i = 0; i < nb; i++)
-			out256(out + 2048 * i, st[i], m[i], OUT_CBC, in + 2048 * i, i ? mid : chain);
+			out256(out + 2048 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 2048 * i, i ? mid : chain);
 		chain = next;
 		in += 8 * (m[0] + m[1]);
 		out += 8 * (m[0] + m[1]);
 		n -= m[0] + m[1];
 	}
 	memcpy(iv, &chain, 8);
+}
+
+TGT static void bs256_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	chain_dec256(ks, out, in, n, iv, 0);
+}
+
+TGT static void bs256_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	chain_dec256(ks, out, in, n, iv, 1);
 }
 
 /* ---- lane engine: every lane its own key (fb_multi_crypt) ------------------------ */
@@ -345,7 +377,7 @@ TGT static void bs256_lane_step(const void *ksp, uint8_t *out, const uint8_t *in
 {
 	const bs256_lane_keys *ks = ksp;
 	_Alignas(32) V st[64];
-	in256(st, in, nl);
+	in256(st, in, nl, NULL);
 	if (ks->nkeys == 1) {
 		pass256_lanes(st, ks->k[0], dec, 0);
 	} else if (!dec) {
@@ -419,7 +451,7 @@ const fb_kernel fb_des_bs_avx2 = {
 	.setkey = setkey256,
 	.fills_schedule = 1,
 	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32,
-	.cbc_dec = bs256_cbc_dec, .lanes = &bs256_lanes,
+	.cbc_dec = bs256_cbc_dec, .cfb_dec = bs256_cfb_dec, .lanes = &bs256_lanes,
 };
 
 #endif /* FB_X86 */
