@@ -75,7 +75,25 @@ TGT static void crypt256(V *st, V *su, const des_bs_ks *ks, int dec)
 	(a) = _mm256_xor_si256((a), _mm256_slli_epi64(t_, (s))); \
 } while (0)
 
-/* Three stages (row strides st, 2st, 4st) on 8 rows held in registers. */
+/* The same stage for s = 8, 16, 32 (whole bytes, words, dwords): two
+ * shifts and two blends instead of two shifts and four logic operations. */
+#define SWAP_BLEND(a, b, s) do { \
+	V a_ = (a), b_ = (b); \
+	if ((s) == 32) { \
+		(a) = _mm256_blend_epi32(a_, _mm256_slli_epi64(b_, 32), 0xAA); \
+		(b) = _mm256_blend_epi32(_mm256_srli_epi64(a_, 32), b_, 0xAA); \
+	} else if ((s) == 16) { \
+		(a) = _mm256_blend_epi16(a_, _mm256_slli_epi32(b_, 16), 0xAA); \
+		(b) = _mm256_blend_epi16(_mm256_srli_epi32(a_, 16), b_, 0xAA); \
+	} else { \
+		const V hb_ = _mm256_set1_epi16((short)0xFF00); \
+		(a) = _mm256_blendv_epi8(a_, _mm256_slli_epi16(b_, 8), hb_); \
+		(b) = _mm256_blendv_epi8(_mm256_srli_epi16(a_, 8), b_, hb_); \
+	} \
+} while (0)
+
+/* Three stages (row strides st, 2st, 4st) on 8 rows held in registers:
+ * bit swaps of 1, 2, 4 (s0 = 1, masks mk) or 8, 16, 32 (s0 = 8). */
 TGT static inline void tr8rows(V *m, int base, int st, int s0, const V mk[3])
 {
 	V r[8];
@@ -86,8 +104,12 @@ TGT static inline void tr8rows(V *m, int base, int st, int s0, const V mk[3])
 	for (int j = 0; j < 3; j++)
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
-			if (!(i >> j & 1))
-				SWAP_STAGE(r[i], r[i | 1 << j], s0 << j, mk[j]);
+			if (!(i >> j & 1)) {
+				if (s0 == 8)
+					SWAP_BLEND(r[i], r[i | 1 << j], s0 << j);
+				else
+					SWAP_STAGE(r[i], r[i | 1 << j], s0 << j, mk[j]);
+			}
 	_Pragma("GCC unroll 8")
 	for (int i = 0; i < 8; i++)
 		m[base + i * st] = r[i];
@@ -95,17 +117,15 @@ TGT static inline void tr8rows(V *m, int base, int st, int s0, const V mk[3])
 
 /* Transposes the 64x64 bit matrix held in each 64-bit lane of m[0..63]
  * (row i = m[i], column c = bit c): bit c of m[i] <-> bit i of m[c].
- * Six stages of masked swaps, three at a time on 8 rows in registers. */
+ * Six stages of swaps, three at a time on 8 rows in registers. */
 TGT static void tr64(V *m)
 {
 	const V lo[3] = { _mm256_set1_epi64x(0x5555555555555555ll), _mm256_set1_epi64x(0x3333333333333333ll),
 			  _mm256_set1_epi64x(0x0F0F0F0F0F0F0F0Fll) };
-	const V hi[3] = { _mm256_set1_epi64x(0x00FF00FF00FF00FFll), _mm256_set1_epi64x(0x0000FFFF0000FFFFll),
-			  _mm256_set1_epi64x(0x00000000FFFFFFFFll) };
 	for (int g = 0; g < 8; g++)
 		tr8rows(m, 8 * g, 1, 1, lo);
 	for (int g = 0; g < 8; g++)
-		tr8rows(m, g, 8, 8, hi);
+		tr8rows(m, g, 8, 8, NULL); /* byte, word and dword swaps: blends */
 }
 
 /* Data plane d (FIPS bit d+1) sits in bit c of the little-endian qword. */
