@@ -294,11 +294,10 @@ TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 	fb_store32_be(ctr + 4, lo);
 }
 
-/* CBC decryption (cfb 0) or CFB decryption (cfb 1) of n blocks: both XOR
- * each output with the ciphertext block before it (iv before the first),
- * CBC after decrypting the block, CFB after encrypting that previous block,
- * which the input transposition reads from in itself, a block behind. The
- * output goes last block first (in-place safe). */
+/* CBC decryption (cfb 0, P_i = D(C_i) ^ C_i-1) or CFB decryption (cfb 1,
+ * P_i = E(C_i-1) ^ C_i) of n blocks, with C_-1 = iv. CFB's input
+ * transposition reads C_i-1 from in itself, a block behind. The output
+ * goes last block first (in-place safe). */
 TGT static inline __attribute__((always_inline)) void chain_dec256(const des_bs_ks *ks, uint8_t *out,
 								   const uint8_t *in, size_t n, uint8_t *iv,
 								   int cfb)
