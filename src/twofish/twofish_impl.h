@@ -45,9 +45,18 @@ int fb_twofish_table_setkey_by(void *ks, const uint8_t *key, size_t keylen, fb_t
 int fb_twofish_table_setkey(void *ks, const uint8_t *key, size_t keylen);
 int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 
-/* Portable one-block-at-a-time paths on the table layout. */
-void fb_twofish_table_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
-void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n);
+/* The parallel paths on the table layout (four blocks interleaved, then
+ * two, then one): ECB, CBC decryption and CTR; _bmi: with BMI1's BEXTR
+ * (x86, for kernels needing FB_CPU_BMI2). */
+#define TF_PARALLEL_DECLS(suffix)                                                                           \
+	void fb_twofish_table_encrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);    \
+	void fb_twofish_table_decrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);    \
+	void fb_twofish_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
+					      uint8_t *iv);                                                \
+	void fb_twofish_table_ctr32##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,       \
+					    uint8_t *ctr);
+TF_PARALLEL_DECLS()
+TF_PARALLEL_DECLS(_bmi)
 /* The serial chains (CBC encryption, OFB, CFB and CFB8 encryption), keys and data
  * in registers; _t0: the chain's other PHT order (twofish/table-avx512-t0);
  * _tree: -t0's order with each g's XORs as a balanced tree
@@ -63,8 +72,6 @@ void fb_twofish_table_decrypt(const void *ks, uint8_t *out, const uint8_t *in, s
 TF_CHAIN_DECLS()
 TF_CHAIN_DECLS(_t0)
 TF_CHAIN_DECLS(_tree)
-void fb_twofish_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
-void fb_twofish_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr);
 
 extern const fb_kernel fb_twofish_table;
 

@@ -199,11 +199,11 @@ int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
 
 /* What the two kernels share: all but the serial chain's CBC step. */
 #define TFTAB2_COMMON                                                                  \
-	.family = "twofish", .block_size = 16, .cpu_needs = FB_CPU_AVX2, .constant_time = 0, \
-	.batch = 1, .ks_size = sizeof(twofish_table_ks), .fills_schedule = 1,                \
-	.setkey = fb_twofish_table_setkey_avx2, .encrypt = fb_twofish_table_encrypt,          \
-	.decrypt = fb_twofish_table_decrypt, .cbc_dec = fb_twofish_table_cbc_dec,             \
-	.ctr32 = fb_twofish_table_ctr32
+	.family = "twofish", .block_size = 16, .cpu_needs = FB_CPU_AVX2 | FB_CPU_BMI2,         \
+	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_table_ks), .fills_schedule = 1, \
+	.setkey = fb_twofish_table_setkey_avx2, .encrypt = fb_twofish_table_encrypt_bmi,      \
+	.decrypt = fb_twofish_table_decrypt_bmi, .cbc_dec = fb_twofish_table_cbc_dec_bmi,     \
+	.ctr32 = fb_twofish_table_ctr32_bmi
 
 const fb_kernel fb_twofish_table_avx2 = {
 	.name = "twofish/table-avx2",

@@ -20,17 +20,17 @@
 
 static void tftab_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-	fb_twofish_table_encrypt(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n);
+	fb_twofish_table_encrypt_bmi(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n);
 }
 
 static void tftab_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-	fb_twofish_table_decrypt(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n);
+	fb_twofish_table_decrypt_bmi(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n);
 }
 
 static void tftab_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
-	fb_twofish_table_cbc_dec(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
+	fb_twofish_table_cbc_dec_bmi(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv);
 }
 
 /* The serial chains on the table part of the schedule. */
@@ -47,7 +47,7 @@ TFTAB_CHAINS(_tree)
 
 /* What the three kernels share: all but the serial chains. */
 #define TFTAB512_COMMON                                                           \
-	.family = "twofish", .block_size = 16, .cpu_needs = TWOFISH_AVX512_NEEDS,     \
+	.family = "twofish", .block_size = 16, .cpu_needs = TWOFISH_AVX512_NEEDS | FB_CPU_BMI2,     \
 	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_vperm_tab_ks),       \
 	.fills_schedule = 1, .setkey = fb_twofish_avx512_setkey_tables,                \
 	.encrypt = tftab_encrypt, .decrypt = tftab_decrypt, .cbc_dec = tftab_cbc_dec
