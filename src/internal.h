@@ -447,4 +447,22 @@ static inline void fb_wipe(void *p, size_t n)
 #define fb_byte_index(x, j) (((uint64_t)(x) >> (8 * (j))) & 0xFF)
 #endif
 
+/* Bits start..start+len-1 of a 32-bit x as a table index, by BMI1's
+ * BEXTR: one instruction where a shift and a mask (or MOVZX) are two.
+ * Interleaved table lookups (several blocks side by side) are bound by
+ * the ALUs, and this takes a fifth to a quarter of their operations.
+ * Only in code that runs where FB_CPU_BMI2 is present (the kernels that
+ * need it). Inline assembly: the intrinsic needs every function it is
+ * inlined into compiled for BMI1, and GCC does not emit BEXTR for a shift
+ * and a mask by itself. */
+#if FB_X86 && defined(__GNUC__)
+#define fb_bextr32(x, start, len) __extension__({ \
+		uint64_t r_; \
+		__asm__("bextr %2, %k1, %k0" : "=r"(r_) : "r"(x), "r"((unsigned)(len) << 8 | (start))); \
+		r_; \
+	})
+#else
+#define fb_bextr32(x, start, len) (((uint32_t)(x) >> (start)) & ((1u << (len)) - 1))
+#endif
+
 #endif

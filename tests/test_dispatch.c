@@ -34,7 +34,7 @@ typedef struct {
 
 static const machine machines[] = {
 	{ "AVX-512 + GFNI + VAES (Sapphire Rapids)", AVX512_ALL, {
-		{ "des", "des/bs-avx512", "des/table64-shift", "des/bs-avx512", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512", "des/table64-shift", "des/bs-avx512", "des/gfni-avx512", "des/table-bmi2",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/aesni",
 		  "aes/aesni" },
@@ -45,7 +45,7 @@ static const machine machines[] = {
 		  "twofish/avx512-gfni-ct", "twofish/table-avx512", NULL },
 		{ "serpent", "serpent/avx512", "serpent/avx512", "serpent/avx512", "serpent/avx512", NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen (Zen 4)", AVX512_ALL | FB_CPU_AMD_ZEN, {
-		{ "des", "des/bs-avx512-t2b", "des/table64-bmi2", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512-t2b", "des/table64-bmi2", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table-bmi2",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/aesni",
 		  "aes/aesni" },
@@ -57,7 +57,7 @@ static const machine machines[] = {
 		{ "serpent", "serpent/avx512", "serpent/bitslice-bmi2", "serpent/avx512", "serpent/bitslice-bmi2",
 		  NULL, NULL } } },
 	{ "AVX-512 + GFNI + VAES on AMD Zen 5", AVX512_ALL | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN, {
-		{ "des", "des/bs-avx512-t2b", "des/table64-bmi2", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table",
+		{ "des", "des/bs-avx512-t2b", "des/table64-bmi2", "des/bs-avx512-t2b", "des/gfni-avx512", "des/table-bmi2",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/aesni",
 		  "aes/aesni" },
@@ -69,7 +69,7 @@ static const machine machines[] = {
 		{ "serpent", "serpent/avx512", "serpent/bitslice-bmi2", "serpent/avx512", "serpent/bitslice-bmi2",
 		  "serpent/bitslice-exact", "serpent/bitslice-exact" } } },
 	{ "AVX2 + VAES, no AVX-512 (Zen 3)", ZEN3 | FB_CPU_AMD_ZEN, {
-		{ "des", "des/bs-avx2", "des/table64-bmi2", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
+		{ "des", "des/bs-avx2", "des/table64-bmi2", "des/bs-avx2", "des/rotate", "des/table-bmi2", "des/rotate" },
 		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", "aes/aesni", "aes/aesni" },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
@@ -78,7 +78,7 @@ static const machine machines[] = {
 		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only, slow gathers and PDEP (Zen 2)", ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_SLOW_PDEP |
 	  FB_CPU_AMD_ZEN, {
-		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
+		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table-bmi2", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
@@ -86,7 +86,7 @@ static const machine machines[] = {
 		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {
-		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
+		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table-bmi2", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
@@ -137,12 +137,12 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 	int des = !strcmp(e->family, "des");
 	/* DES one-shot messages up to 1 KB in parallel modes run on
 	 * des/gfni-avx512 alone where it runs (it is constant-time), else up
-	 * to 32 bytes on des/table alone */
+	 * to 32 bytes on des/table-bmi2 (des/table without BMI2) alone */
 	int small = 1;
 	if (des && hint <= 1024 && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
 		p = s = "des/gfni-avx512";
 	else if (des && !ct && hint <= 32)
-		p = s = "des/table";
+		p = s = cpu & FB_CPU_BMI2 ? "des/table-bmi2" : "des/table";
 	else if ((small = 0), !fb_mode_parallel(c->mode, enc))
 		p = s;
 	else if (c->mode == FB_ECB || c->mode == FB_CTR || c->mode == FB_XTS || (c->mode == FB_CBC && !enc))
@@ -270,16 +270,18 @@ static void check_ladder(void)
 		{ AVX512_ALL, "aes-128-ecb", 1, 0, "aes/vaes-avx512", 16, SIZE_MAX, "" }, /* forced */
 		{ ZEN3, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "aes/aesni<4" }, /* vaes-avx2 is the widest */
 		{ ZEN2, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "" },
-		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table<3" },
+		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table-bmi2<3" },
 		{ AVX512_ALL, "des-ede3-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/gfni-avx512<128" },
-		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<128 des/table<3" },
+		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<128 des/table-bmi2<3" },
 		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1000, "" },     /* one-shot: gfni alone */
-		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1025, "des/gfni-avx512<128 des/table<3" },
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1025, "des/gfni-avx512<128 des/table-bmi2<3" },
 		{ AVX512_ALL, "des-ede3-ecb", 1, 0, "des/bs-avx512", 24, SIZE_MAX, "" },
-		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table<3" },
-		{ ZEN2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table<32" },
-		{ ZEN2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table<24" },
-		{ ZEN2, "des-ede-ecb", 0, 0, NULL, 16, SIZE_MAX, "des/table<24" },
+		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table-bmi2<3" },
+		{ ZEN2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table-bmi2<29" },
+		{ ZEN2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table-bmi2<26" },
+		{ ZEN2, "des-ede-ecb", 0, 0, NULL, 16, SIZE_MAX, "des/table-bmi2<26" },
+		{ ZEN2 & ~FB_CPU_BMI2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table<24" }, /* a mask */
+		{ ZEN2 & ~FB_CPU_BMI2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table<27" },
 		{ ZEN2, "des-ede3-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/rotate<6" },
 		{ ZEN2, "des-ecb", 0, FB_FLAG_CONSTANT_TIME, NULL, 8, SIZE_MAX, "des/rotate<6" },
 		{ AVX512_ALL, "mars-128-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "" },
@@ -295,7 +297,7 @@ static void check_ladder(void)
 		{ ZEN2 | FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX,
 		  "mars/portable<13" },
 		{ AVX512_ALL, "serpent-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "" },
-		{ AVX512_ALL, "twofish-256-xts", 0, 0, NULL, 32, SIZE_MAX, "twofish/table-avx512<7" },
+		{ AVX512_ALL, "twofish-256-xts", 0, 0, NULL, 32, SIZE_MAX, "twofish/table-avx512<10" },
 		{ AVX512_ALL, "twofish-128-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "" },
 		{ ZEN3 | FB_CPU_AMD_ZEN, "twofish-192-cbc", 0, 0, NULL, 24, SIZE_MAX, "" }, /* table beats the gathers */
 		{ ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN, "twofish-192-ecb", 0, 0, NULL, 24, SIZE_MAX, "" }, /* table is the widest */

@@ -15,6 +15,7 @@ static const fb_kernel *const parallel[] = {
 	&fb_des_bs_avx512_t2b,
 	&fb_des_gfni_avx512,
 	&fb_des_bs_avx2,
+	&fb_des_table_bmi2,
 #endif
 	&fb_des_table,
 	&fb_des_table64,
@@ -52,30 +53,38 @@ static const fb_kernel *const serial[] = {
  *    is ~1,100 ticks against ~2,100 for des/bs-avx512+table, and a 512-lane
  *    bitsliced batch runs mostly empty below 128 blocks: 64 bytes 1,196 vs
  *    3,146, 1 KB 6,890 vs 9,906; even at 1,536 bytes, 10.2k against 9.3k.
- *  - up to 32 bytes otherwise: des/table alone, its key setup (~260/540
- *    ticks) against the wide schedules (measured break-even 32-48 bytes on
- *    AVX2), and at one or two blocks it beats des/table64. */
+ *  - up to 32 bytes otherwise: des/table(-bmi2) alone, its key setup
+ *    (~260/540 ticks) against the wide schedules (measured break-even
+ *    32-48 bytes on AVX2), and at one or two blocks it beats des/table64. */
 static const struct fb_small_row small[] = {
 	{ &fb_des_gfni_avx512, 1024, 1 },
+#if FB_X86
+	{ &fb_des_table_bmi2, 32, 0 },
+#endif
 	{ &fb_des_table, 32, 0 },
 	{ NULL, 0, 0 },
 };
 
 /* Short runs and tails of the bitsliced kernels, whose partial batch costs
- * a whole one. The figures are in docs/benchmarks.md (ladder). */
+ * a whole one. The figures are in docs/benchmarks.md (ladder). Each row
+ * to des/table-bmi2 has one to des/table after it for a CPU without BMI2
+ * (none has AVX2 without it; a feature mask can hide it). */
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 128, 1, 0,
 	  "vpermb S-box lookups cost per block; a bitsliced batch ~6,300 ticks (3DES) at any fill", 0 },
 	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 128, 1, 0,
 	  "the same for the vpermt2b-transposing variant", 0 },
-	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0,
+	{ &fb_des_gfni_avx512, &fb_des_table_bmi2, 3, 0, 0,
 	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
-	{ &fb_des_bs_avx2, &fb_des_table, 32, 1, 8,
-	  "DES: tables win below 32 blocks against a 256-block AVX2 batch (Zen 4 under the AVX2 mask: "
-	  "3,120-3,170 TSC ticks at any fill, tables 98 a block; not constant-time)", 0 },
-	{ &fb_des_bs_avx2, &fb_des_table, 24, 1, 24,
-	  "3DES: tables win below 24 blocks (6,210-6,230 a batch, tables 266 a block; not constant-time)", 0 },
+	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0, "the same without BMI2", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 29, 1, 8,
+	  "DES: tables win below 29 blocks against a 256-block AVX2 batch (Zen 4 under the AVX2 mask: "
+	  "2,560-2,590 TSC ticks at any fill, des/table-bmi2 89 a block; not constant-time)", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 26, 1, 24,
+	  "3DES: tables win below 26 blocks (6,140-6,170 a batch, des/table-bmi2 237 a block; not constant-time)", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table, 27, 1, 8, "DES without BMI2: des/table 98 a block", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table, 24, 1, 24, "3DES without BMI2: des/table 265 a block", 0 },
 	/* Reached only under FB_FLAG_CONSTANT_TIME, which drops the rows above. */
 	{ &fb_des_bs_avx2, &fb_des_rotate, 6, 1, 0,
 	  "constant time: a 256-block batch ~6,700 ticks (3DES) at any fill, des/rotate ~1,200 a block", 0 },

@@ -60,10 +60,24 @@ static inline __attribute__((always_inline)) uint32_t des_round(uint32_t l, uint
 	return fb_des_xor_tree(l, a, b, c, d);
 }
 
-/* One block through DES or EDE; encrypt (enc = 1) or decrypt. */
-static inline __attribute__((always_inline)) void des_table_one(const fb_des_table_ks *ks, uint8_t *out, const uint8_t *in, int enc)
+/* The same with six of the eight indices by BEXTR (fb_bextr32): one
+ * operation each where a shift and a mask are two (des/table-bmi2). */
+static inline __attribute__((always_inline)) uint32_t des_round_bmi(uint32_t l, uint32_t r, const uint32_t *k)
 {
-	fb_des_table_block(ks, out, in, enc, des_round);
+	uint32_t x = r ^ k[0], y = fb_rotl32(r, 4) ^ k[1];
+	uint32_t a = des_sp[6][x & 63] ^ des_sp[4][fb_bextr32(x, 8, 6)];
+	uint32_t b = des_sp[2][fb_bextr32(x, 16, 6)] ^ des_sp[0][fb_bextr32(x, 24, 6)];
+	uint32_t c = des_sp[7][y & 63] ^ des_sp[5][fb_bextr32(y, 8, 6)];
+	uint32_t d = des_sp[3][fb_bextr32(y, 16, 6)] ^ des_sp[1][fb_bextr32(y, 24, 6)];
+	return fb_des_xor_tree(l, a, b, c, d);
+}
+
+/* One block through DES or EDE; encrypt (enc = 1) or decrypt; bmi (a
+ * constant): rounds by des_round_bmi. */
+static inline __attribute__((always_inline)) void des_table_one(const fb_des_table_ks *ks, uint8_t *out,
+								const uint8_t *in, int enc, const int bmi)
+{
+	fb_des_table_block(ks, out, in, enc, bmi ? des_round_bmi : des_round);
 }
 
 /* One pass of 16 rounds over m independent blocks (m = 4, 2 or 1, a constant
@@ -79,7 +93,7 @@ static inline __attribute__((always_inline)) void des_table_one(const fb_des_tab
  * are lane * q words after k (0: one key for all blocks; the lane engine's
  * keys: a constant displacement, no pointer per block). */
 static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32_t *b, const uint32_t *k,
-							     const int fwd, const int m, const int lane)
+							     const int fwd, const int m, const int lane, const int bmi)
 {
 	uint32_t x[4], y[4];
 	for (int q = 0; q < m; q++)
@@ -88,10 +102,11 @@ static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32
 		int j = fwd ? i : 30 - i, d = fwd ? 2 : -2;
 		#pragma GCC unroll 4
 		for (int q = 0; q < m; q++)
-			x[q] = des_round(x[q], y[q], k + q * lane + j);
+			x[q] = bmi ? des_round_bmi(x[q], y[q], k + q * lane + j) : des_round(x[q], y[q], k + q * lane + j);
 		#pragma GCC unroll 4
 		for (int q = 0; q < m; q++)
-			y[q] = des_round(y[q], x[q], k + q * lane + j + d);
+			y[q] = bmi ? des_round_bmi(y[q], x[q], k + q * lane + j + d)
+				   : des_round(y[q], x[q], k + q * lane + j + d);
 	}
 	for (int q = 0; q < m; q++)
 		a[q] = x[q], b[q] = y[q];
@@ -106,7 +121,7 @@ static inline __attribute__((always_inline)) void des_pass_m(uint32_t *a, uint32
  * works. */
 static inline __attribute__((always_inline)) void des_keys_mx(const uint32_t *rk, unsigned nkeys, const int lane,
 							      uint8_t *out, const uint8_t *in, int enc, const int m,
-							      const uint8_t *prev)
+							      const uint8_t *prev, const int bmi)
 {
 	uint32_t l[4], r[4], pa[4] = { 0 }, pb[4] = { 0 };
 	for (int b = 0; b < m && prev; b++) {
@@ -116,11 +131,11 @@ static inline __attribute__((always_inline)) void des_keys_mx(const uint32_t *rk
 	for (int b = 0; b < m; b++)
 		fb_des_block_in(in + 8 * b, &l[b], &r[b]);
 	if (nkeys == 1) {
-		des_pass_m(l, r, rk, enc, m, lane);
+		des_pass_m(l, r, rk, enc, m, lane, bmi);
 	} else {
-		des_pass_m(l, r, rk + (enc ? 0 : 64), enc, m, lane);
-		des_pass_m(r, l, rk + 32, !enc, m, lane);
-		des_pass_m(l, r, rk + (enc ? 64 : 0), enc, m, lane);
+		des_pass_m(l, r, rk + (enc ? 0 : 64), enc, m, lane, bmi);
+		des_pass_m(r, l, rk + 32, !enc, m, lane, bmi);
+		des_pass_m(l, r, rk + (enc ? 64 : 0), enc, m, lane, bmi);
 	}
 	for (int b = 0; b < m; b++) {
 		uint32_t t, x = fb_rotl32(r[b], 3), y = fb_rotl32(l[b], 3);
@@ -132,43 +147,29 @@ static inline __attribute__((always_inline)) void des_keys_mx(const uint32_t *rk
 
 static inline __attribute__((always_inline)) void des_table_mx(const fb_des_table_ks *ks, uint8_t *out,
 							       const uint8_t *in, int enc, const int m,
-							       const uint8_t *prev)
+							       const uint8_t *prev, const int bmi)
 {
-	des_keys_mx(ks->rk[0], ks->nkeys, 0, out, in, enc, m, prev);
+	des_keys_mx(ks->rk[0], ks->nkeys, 0, out, in, enc, m, prev, bmi);
 }
 
-static inline __attribute__((always_inline)) void des_table_m(const fb_des_table_ks *ks, uint8_t *out,
-							      const uint8_t *in, int enc, const int m)
-{
-	des_table_mx(ks, out, in, enc, m, NULL);
-}
-
-static inline __attribute__((always_inline)) void des_table_crypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, int enc)
+static inline __attribute__((always_inline)) void des_table_crypt(const void *ksp, uint8_t *out, const uint8_t *in,
+								  size_t n, int enc, const int bmi)
 {
 	const fb_des_table_ks *ks = ksp;
 	for (; n >= 4; n -= 4, in += 32, out += 32)
-		des_table_m(ks, out, in, enc, 4);
+		des_table_mx(ks, out, in, enc, 4, NULL, bmi);
 	if (n >= 2) {
-		des_table_m(ks, out, in, enc, 2);
+		des_table_mx(ks, out, in, enc, 2, NULL, bmi);
 		n -= 2, in += 16, out += 16;
 	}
 	if (n)
-		des_table_one(ks, out, in, enc);
-}
-
-static void des_table_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
-{
-	des_table_crypt(ksp, out, in, n, 1);
-}
-
-static void des_table_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t n)
-{
-	des_table_crypt(ksp, out, in, n, 0);
+		des_table_one(ks, out, in, enc, bmi);
 }
 
 /* Fused CTR: the counter blocks of a run of up to 16, encrypted in one
- * call (the two-block interleave of the block loop), then XORed in. */
-void fb_des_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
+ * call (the four-block interleave of the block loop), then XORed in. */
+static inline __attribute__((always_inline)) void des_table_ctr(const void *ks, uint8_t *out, const uint8_t *in,
+								size_t n, uint8_t *ctr, const int bmi)
 {
 	uint8_t buf[8 * 16];
 	while (n) {
@@ -178,7 +179,7 @@ void fb_des_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t 
 			memcpy(buf + 8 * i, ctr, 4);
 			fb_store32_be(buf + 8 * i + 4, lo + (uint32_t)i);
 		}
-		des_table_encrypt(ks, buf, buf, m);
+		des_table_crypt(ks, buf, buf, m, 1, bmi);
 		for (size_t i = 0; i < 8 * m; i++)
 			out[i] = in[i] ^ buf[i];
 		fb_store32_be(ctr + 4, lo + (uint32_t)m);
@@ -193,7 +194,8 @@ void fb_des_table_ctr32(const void *ks, uint8_t *out, const uint8_t *in, size_t 
  * decrypted side by side and XORed with the ciphertext before each as they
  * are written (des_table_mx); carry keeps the last ciphertext of a group,
  * which in place the group overwrites. */
-void fb_des_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+static inline __attribute__((always_inline)) void des_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in,
+								    size_t n, uint8_t *iv, const int bmi)
 {
 	uint8_t carry[8], next[8];
 	memcpy(carry, iv, 8);
@@ -201,16 +203,39 @@ void fb_des_table_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_
 		size_t m = n >= 4 ? 4 : n >= 2 ? 2 : 1;
 		memcpy(next, in + 8 * (m - 1), 8);
 		if (m == 4)
-			des_table_mx(ks, out, in, 0, 4, carry);
+			des_table_mx(ks, out, in, 0, 4, carry, bmi);
 		else if (m == 2)
-			des_table_mx(ks, out, in, 0, 2, carry);
+			des_table_mx(ks, out, in, 0, 2, carry, bmi);
 		else
-			des_table_mx(ks, out, in, 0, 1, carry);
+			des_table_mx(ks, out, in, 0, 1, carry, bmi);
 		memcpy(carry, next, 8);
 		in += 8 * m, out += 8 * m, n -= m;
 	}
 	memcpy(iv, carry, 8);
 }
+
+/* des/table's steps, and des/table-bmi2's (the rounds by des_round_bmi). */
+#define DES_TABLE_STEPS(suffix, bmi)                                                                        \
+	void fb_des_table_encrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n)         \
+	{                                                                                                    \
+		des_table_crypt(ks, out, in, n, 1, bmi);                                                     \
+	}                                                                                                    \
+	void fb_des_table_decrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n)         \
+	{                                                                                                    \
+		des_table_crypt(ks, out, in, n, 0, bmi);                                                     \
+	}                                                                                                    \
+	void fb_des_table_ctr32##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr) \
+	{                                                                                                    \
+		des_table_ctr(ks, out, in, n, ctr, bmi);                                                     \
+	}                                                                                                    \
+	void fb_des_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{                                                                                                    \
+		des_table_cbc_dec(ks, out, in, n, iv, bmi);                                                  \
+	}
+DES_TABLE_STEPS(, 0)
+#if FB_X86
+DES_TABLE_STEPS(_bmi, 1)
+#endif
 
 /* ---- Lanes: up to four streams, each with its own key (fb_multi_crypt) ---- */
 
@@ -242,10 +267,10 @@ static inline __attribute__((always_inline)) void lanes_m(const table_lane_keys 
 	const uint32_t *rk = ks->rk[0][0];
 	const int lane = 3 * 32;
 	switch (nl) {
-	case 4: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 4, NULL); break;
-	case 3: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 3, NULL); break;
-	case 2: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 2, NULL); break;
-	default: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 1, NULL); break;
+	case 4: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 4, NULL, 0); break;
+	case 3: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 3, NULL, 0); break;
+	case 2: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 2, NULL, 0); break;
+	default: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 1, NULL, 0); break;
 	}
 }
 
@@ -283,8 +308,8 @@ const fb_kernel fb_des_table = {
 	.ks_size = sizeof(fb_des_table_ks),
 	.note = "SP tables (8x64x32-bit), IP/FP as bit swaps (Osvik)",
 	.setkey = fb_des_table_setkey,
-	.encrypt = des_table_encrypt,
-	.decrypt = des_table_decrypt,
+	.encrypt = fb_des_table_encrypt,
+	.decrypt = fb_des_table_decrypt,
 	.ctr32 = fb_des_table_ctr32,
 	.cbc_dec = fb_des_table_cbc_dec,
 	.lanes = &table_lanes,

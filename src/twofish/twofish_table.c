@@ -144,25 +144,13 @@ int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 #define TF_G1(s, x) ((s)[0][(x) >> 24] ^ (s)[1][(x) & 255] ^ \
 		     (s)[2][fb_byte1_high(x)] ^ (s)[3][((x) >> 16) & 255])
 
-/* The same with bytes 1 and 2 by BMI1's BEXTR, one instruction each where
- * a shift and a MOVZX are two: four ALU operations per g word instead of
- * five, and interleaved blocks are bound by the ALUs. Only in the _bmi
- * functions, which kernels needing FB_CPU_BMI2 call. Inline assembly: the
- * intrinsic would need every function it is inlined into compiled for
- * BMI1, and GCC does not emit BEXTR for a shift and a mask by itself. */
-#if FB_X86 && defined(__GNUC__)
-#define TF_BEXTR(x, j) __extension__({ \
-		uint64_t r_; \
-		__asm__("bextr %2, %k1, %k0" : "=r"(r_) : "r"(x), "r"(0x800u | 8u * (j))); \
-		r_; \
-	})
-#else
-#define TF_BEXTR(x, j) (((x) >> (8 * (j))) & 255)
-#endif
-#define TF_G0_BMI(s, x) ((s)[0][(x) & 255] ^ (s)[1][TF_BEXTR(x, 1)] ^ \
-			 (s)[2][TF_BEXTR(x, 2)] ^ (s)[3][(x) >> 24])
+/* The same with bytes 1 and 2 by BEXTR (fb_bextr32): four ALU operations
+ * per g word instead of five, and interleaved blocks are bound by the
+ * ALUs. Only in the _bmi functions. */
+#define TF_G0_BMI(s, x) ((s)[0][(x) & 255] ^ (s)[1][fb_bextr32(x, 8, 8)] ^ \
+			 (s)[2][fb_bextr32(x, 16, 8)] ^ (s)[3][(x) >> 24])
 #define TF_G1_BMI(s, x) ((s)[0][(x) >> 24] ^ (s)[1][(x) & 255] ^ \
-			 (s)[2][TF_BEXTR(x, 1)] ^ (s)[3][TF_BEXTR(x, 2)])
+			 (s)[2][fb_bextr32(x, 8, 8)] ^ (s)[3][fb_bextr32(x, 16, 8)])
 
 /* g on one block's chain: byte 2's index takes a shift and a zero
  * extension and the other three one instruction each (byte 1 as a high
