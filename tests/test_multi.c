@@ -206,12 +206,13 @@ int main(void)
 	static const char *const fams[3] = { "des", "des-ede", "des-ede3" };
 	static const size_t klens[3] = { 8, 16, 24 };
 	static const enum fb_mode modes[3] = { FB_CBC, FB_CFB, FB_OFB };
-	static const char *const forced[4] = { "des/bs-avx512", "des/gfni-avx512", "des/bs-avx2", "des/table" };
-	const char *impls[5] = { NULL };
-	int nimpl = 1, lacking[4] = { 1, 1, 1, 1 };
+	static const char *const forced[5] = { "des/bs-avx512", "des/gfni-avx512", "des/bs-avx2", "des/table-bmi2",
+					       "des/table" };
+	const char *impls[6] = { NULL };
+	int nimpl = 1, lacking[5] = { 1, 1, 1, 1, 1 };
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++)
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			if (!strcmp(info.name, forced[k]) && info.supported) {
 				impls[nimpl++] = forced[k];
 				lacking[k] = 0;
@@ -241,9 +242,9 @@ int main(void)
 		printf(" %s", impls[k] ? impls[k] : "auto");
 	printf(")\n");
 	printf("test_multi: skipped:");
-	if (nimpl == 5)
+	if (nimpl == 6)
 		printf(" none");
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		if (lacking[k])
 			printf(" %s (not on this CPU)", forced[k]);
 	printf("\n");

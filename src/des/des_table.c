@@ -260,43 +260,50 @@ static void table_lane_setkeys(void *ksp, const uint8_t *const *keys, size_t key
 
 /* enc is a constant at each call (table_lanes_enc, table_lanes_dec): with
  * the direction chosen at run time GCC computed the round-key offsets by
- * conditional moves inside the rounds. */
+ * conditional moves inside the rounds. bmi: des/table-bmi2's rounds. */
 static inline __attribute__((always_inline)) void lanes_m(const table_lane_keys *ks, uint8_t *out,
-							      const uint8_t *in, size_t nl, const int enc)
+							      const uint8_t *in, size_t nl, const int enc,
+							      const int bmi)
 {
 	const uint32_t *rk = ks->rk[0][0];
 	const int lane = 3 * 32;
 	switch (nl) {
-	case 4: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 4, NULL, 0); break;
-	case 3: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 3, NULL, 0); break;
-	case 2: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 2, NULL, 0); break;
-	default: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 1, NULL, 0); break;
+	case 4: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 4, NULL, bmi); break;
+	case 3: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 3, NULL, bmi); break;
+	case 2: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 2, NULL, bmi); break;
+	default: des_keys_mx(rk, ks->nkeys, lane, out, in, enc, 1, NULL, bmi); break;
 	}
 }
 
-static __attribute__((noinline)) void table_lanes_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t nl)
-{
-	lanes_m(ks, out, in, nl, 1);
-}
-
-static __attribute__((noinline)) void table_lanes_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t nl)
-{
-	lanes_m(ks, out, in, nl, 0);
-}
-
-static void table_lane_step(const void *ksp, uint8_t *out, const uint8_t *in, size_t nl, int dec)
-{
-	(dec ? table_lanes_dec : table_lanes_enc)(ksp, out, in, nl);
-}
-
-static const fb_lanes table_lanes = {
-	.max_lanes = TABLE_LANES,
-	.constant_time = 0,
-	.min_lanes = 2,
-	.keys_size = sizeof(table_lane_keys),
-	.setkeys = table_lane_setkeys,
-	.step = table_lane_step,
-};
+/* The lane engines of des/table and des/table-bmi2. */
+#define DES_TABLE_LANES(suffix, bmi)                                                                        \
+	static __attribute__((noinline)) void table_lanes_enc##suffix(const void *ks, uint8_t *out,          \
+								       const uint8_t *in, size_t nl)         \
+	{                                                                                                    \
+		lanes_m(ks, out, in, nl, 1, bmi);                                                            \
+	}                                                                                                    \
+	static __attribute__((noinline)) void table_lanes_dec##suffix(const void *ks, uint8_t *out,          \
+								       const uint8_t *in, size_t nl)         \
+	{                                                                                                    \
+		lanes_m(ks, out, in, nl, 0, bmi);                                                            \
+	}                                                                                                    \
+	static void table_lane_step##suffix(const void *ksp, uint8_t *out, const uint8_t *in, size_t nl,     \
+					    int dec)                                                       \
+	{                                                                                                    \
+		(dec ? table_lanes_dec##suffix : table_lanes_enc##suffix)(ksp, out, in, nl);                 \
+	}                                                                                                    \
+	const fb_lanes fb_des_table_lanes##suffix = {                                                        \
+		.max_lanes = TABLE_LANES,                                                                    \
+		.constant_time = 0,                                                                          \
+		.min_lanes = 2,                                                                              \
+		.keys_size = sizeof(table_lane_keys),                                                        \
+		.setkeys = table_lane_setkeys,                                                               \
+		.step = table_lane_step##suffix,                                                             \
+	};
+DES_TABLE_LANES(, 0)
+#if FB_X86
+DES_TABLE_LANES(_bmi, 1)
+#endif
 
 const fb_kernel fb_des_table = {
 	.name = "des/table",
@@ -312,5 +319,5 @@ const fb_kernel fb_des_table = {
 	.decrypt = fb_des_table_decrypt,
 	.ctr32 = fb_des_table_ctr32,
 	.cbc_dec = fb_des_table_cbc_dec,
-	.lanes = &table_lanes,
+	.lanes = &fb_des_table_lanes,
 };

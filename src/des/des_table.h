@@ -15,6 +15,8 @@ extern const fb_kernel fb_des_table, fb_des_table_bmi2;
 	void fb_des_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 DES_TABLE_STEP_DECLS()
 DES_TABLE_STEP_DECLS(_bmi)
+/* Their lane engines: up to four streams side by side (fb_multi_crypt). */
+extern const fb_lanes fb_des_table_lanes, fb_des_table_lanes_bmi;
 
 /* The round keys of one DES key in des/table's form: 16 pairs (KX, KY). */
 void fb_des_table_schedule(uint32_t rk[32], const uint8_t key[8]);
