@@ -297,6 +297,7 @@ static void check_ladder(void)
 		{ ZEN2 | FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX,
 		  "mars/portable<13" },
 		{ AVX512_ALL, "serpent-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "" },
+		{ ZEN2 | FB_CPU_AMD_ZEN, "serpent-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "serpent/bitslice<2" },
 		{ AVX512_ALL, "twofish-256-xts", 0, 0, NULL, 32, SIZE_MAX, "twofish/table-avx512<7" }, /* Intel */
 		{ AVX512_ALL | FB_CPU_AMD_ZEN, "twofish-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "twofish/table-avx512<10" },
 		{ AVX512_ALL, "twofish-128-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "" },

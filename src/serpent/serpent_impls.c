@@ -33,8 +33,9 @@ static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_serpent_avx512, &fb_serpent_bitslice_exact, 2, 0, 0,
 	  "on Zen 5 (the narrow kernel's cpu_needs) a lone block costs 368-407 ticks on xmm, 263-313 on the scalar code, which shares this schedule", 0 },
-	{ &fb_serpent_avx2, &fb_serpent_bitslice, 4, 1, 0,
-	  "one group of 8 blocks costs about as much as three or four blocks of the portable code (same schedule)", 0 },
+	{ &fb_serpent_avx2, &fb_serpent_bitslice, 2, 1, 0,
+	  "a lone block: one group of 8 (shallow circuits) costs about as much as two blocks of the portable "
+	  "code and less than three (same schedule)", 0 },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
