@@ -450,7 +450,7 @@ static inline void fb_wipe(void *p, size_t n)
 /* Bits start..start+len-1 of a 32-bit x as a table index, by BMI1's
  * BEXTR: one instruction where a shift and a mask (or MOVZX) are two.
  * Interleaved table lookups (several blocks side by side) are bound by
- * the ALUs, and this takes a fifth to a quarter of their operations.
+ * the ALUs, and this removes a tenth to a quarter of their operations.
  * Only in code that runs where FB_CPU_BMI2 is present (the kernels that
  * need it). Inline assembly: the intrinsic needs every function it is
  * inlined into compiled for BMI1, and GCC does not emit BEXTR for a shift
