@@ -288,6 +288,12 @@ def ternlog_imm(tt, a, b, c):
     return imm & 0xFF
 
 
+# When x0..x3 reach an S-box (cycles, by the latencies above): in encryption
+# LT's last step rotates x0 and x2 after x1 and x3 are done; in decryption
+# ILT's XORs into x3 come last.
+ARRIVAL = {'S': (4, 0, 4, 0), 'SI': (0, 0, 0, 1)}
+
+
 def build_t3(name, text, max_depth=None):
     """Exact ternlog program: list of (inputs, imm); outputs exact."""
     gates = parse(text)
@@ -303,17 +309,24 @@ def build_t3(name, text, max_depth=None):
     actual = list(sig)
     for j, k in enumerate(outs):
         actual[k] = want[j]
-    # vpternlogd overwrites its first operand: put first an input that is
-    # dead after this gate, if there is one, so the compiler needs no copy.
+    # vpternlogd's result waits 1 cycle on its first (destination) operand
+    # and ~2 on the other two (AMD Zen 4): each gate takes first the input
+    # that makes it ready soonest, and among equals one that dies here, so
+    # the compiler needs no register copy.
     last_use = {}
     for k, (ins, _) in enumerate(gates):
         for i in ins:
             last_use[i] = 4 + k
+    ready = list(ARRIVAL['SI' if name.startswith('SI') else 'S'])
     prog = []
     for k, (ins, _) in enumerate(gates):
-        dying = [i for i in ins if last_use[i] == 4 + k and i not in outs]
-        if dying:
-            ins = [dying[0]] + [i for i in ins if i != dying[0]]
+        def rank(p):
+            dies = last_use[ins[p]] == 4 + k and ins[p] not in outs
+            done = max([ready[ins[p]] + 1] + [ready[ins[q]] + 2 for q in range(3) if q != p])
+            return (done, not dies, p)
+        first = min(range(3), key=rank)
+        ins = [ins[first]] + [ins[q] for q in range(3) if q != first]
+        ready.append(max(ready[ins[0]] + 1, ready[ins[1]] + 2, ready[ins[2]] + 2))
         a, b, c = (actual[i] for i in ins)
         prog.append((ins, ternlog_imm(actual[4 + k], a, b, c)))
     # re-simulate the immediates

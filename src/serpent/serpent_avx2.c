@@ -32,7 +32,7 @@ typedef __m256i V;
 #define OR(a, b) _mm256_or_si256((a), (b))
 #define XOR(a, b) _mm256_xor_si256((a), (b))
 #define ANDN(a, b) _mm256_andnot_si256((a), (b))
-#define XOR3(a, b, c) XOR(XOR((a), (b)), (c))
+#define XOR3(a, b, c) XOR((a), XOR((b), (c))) /* a arrives last (serpent.h) */
 #define SHL(x, n) _mm256_slli_epi32((x), (n))
 #define ROL(x, n) OR(SHL((x), (n)), _mm256_srli_epi32((x), 32 - (n)))
 #define KEY(k, j) _mm256_set1_epi32((int)(k)[j])

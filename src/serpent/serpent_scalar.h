@@ -12,7 +12,7 @@
 #define OR(a, b) ((a) | (b))
 #define XOR(a, b) ((a) ^ (b))
 #define ANDN(a, b) (~(a) & (b))
-#define XOR3(a, b, c) ((a) ^ (b) ^ (c))
+#define XOR3(a, b, c) ((c) ^ (b) ^ (a)) /* a arrives last (serpent.h) */
 #define ROL(x, n) fb_rotl32((x), (n))
 #define SHL(x, n) ((x) << (n))
 

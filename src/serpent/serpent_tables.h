@@ -21,7 +21,7 @@
 /* S0: 7 three-input gates */
 #define FB_SERPENT_S0_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x1, x3, 0x36);                     \
-	T fb_s5 = TERN(x2, x0, fb_s4, 0x5a);                  \
+	T fb_s5 = TERN(fb_s4, x0, x2, 0x5a);                  \
 	T fb_s6 = TERN(fb_s4, x3, x0, 0x96);                  \
 	T fb_s7 = TERN(x0, x1, x3, 0xd4);                     \
 	T fb_s8 = TERN(fb_s5, fb_s6, fb_s7, 0xc9);            \
@@ -33,36 +33,36 @@
 /* S1: 7 three-input gates */
 #define FB_SERPENT_S1_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x2, x0, x1, 0xd2);                     \
-	T fb_s5 = TERN(x0, x3, fb_s4, 0x99);                  \
-	T fb_s6 = TERN(x3, x0, x1, 0xac);                     \
-	T fb_s7 = TERN(x0, x1, fb_s5, 0x69);                  \
-	T fb_s8 = TERN(fb_s4, fb_s6, fb_s7, 0x95);            \
-	T fb_s9 = TERN(fb_s4, fb_s6, fb_s7, 0x27);            \
-	T fb_s10 = TERN(fb_s4, fb_s6, fb_s7, 0xa9);           \
+	T fb_s5 = TERN(fb_s4, x0, x3, 0xa5);                  \
+	T fb_s6 = TERN(x0, x1, x3, 0xd8);                     \
+	T fb_s7 = TERN(fb_s5, x0, x1, 0x69);                  \
+	T fb_s8 = TERN(fb_s7, fb_s4, fb_s6, 0x87);            \
+	T fb_s9 = TERN(fb_s7, fb_s4, fb_s6, 0x53);            \
+	T fb_s10 = TERN(fb_s7, fb_s4, fb_s6, 0xe1);           \
 	x0 = fb_s9; x1 = fb_s8; x2 = fb_s5; x3 = fb_s10;      \
 } while (0)
 
 /* S2: 7 three-input gates */
 #define FB_SERPENT_S2_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x2, x3, 0x6a);                     \
-	T fb_s5 = TERN(x2, x1, fb_s4, 0x96);                  \
-	T fb_s6 = TERN(x0, x1, fb_s4, 0x1e);                  \
+	T fb_s5 = TERN(fb_s4, x1, x2, 0x96);                  \
+	T fb_s6 = TERN(fb_s4, x0, x1, 0x36);                  \
 	T fb_s7 = TERN(fb_s6, x1, fb_s5, 0x69);               \
 	T fb_s8 = TERN(x0, x1, x3, 0x36);                     \
-	T fb_s9 = TERN(fb_s4, fb_s7, fb_s8, 0xd2);            \
-	T fb_s10 = TERN(fb_s4, fb_s7, fb_s8, 0x4b);           \
+	T fb_s9 = TERN(fb_s7, fb_s4, fb_s8, 0xc6);            \
+	T fb_s10 = TERN(fb_s7, fb_s4, fb_s8, 0x63);           \
 	x0 = fb_s5; x1 = fb_s10; x2 = fb_s9; x3 = fb_s7;      \
 } while (0)
 
 /* S3: 8 three-input gates */
 #define FB_SERPENT_S3_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x2, x3, 0x62);                     \
-	T fb_s5 = TERN(x1, x2, x3, 0xb0);                     \
+	T fb_s5 = TERN(x2, x1, x3, 0x8c);                     \
 	T fb_s6 = TERN(x0, x1, x3, 0xb6);                     \
 	T fb_s7 = TERN(x2, x0, x1, 0x34);                     \
-	T fb_s8 = TERN(fb_s5, x0, fb_s4, 0x1e);               \
-	T fb_s9 = TERN(x0, fb_s6, fb_s4, 0x66);               \
-	T fb_s10 = TERN(x3, fb_s7, fb_s6, 0x6c);              \
+	T fb_s8 = TERN(fb_s4, x0, fb_s5, 0x56);               \
+	T fb_s9 = TERN(fb_s4, x0, fb_s6, 0x5a);               \
+	T fb_s10 = TERN(fb_s7, x3, fb_s6, 0x78);              \
 	T fb_s11 = TERN(x1, fb_s7, fb_s4, 0x16);              \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;     \
 } while (0)
@@ -71,12 +71,12 @@
 #define FB_SERPENT_S4_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x1, x3, 0x24);                     \
 	T fb_s5 = TERN(x0, x2, x3, 0x34);                     \
-	T fb_s6 = TERN(x1, x2, x3, 0x86);                     \
+	T fb_s6 = TERN(x2, x1, x3, 0x92);                     \
 	T fb_s7 = TERN(x0, x1, x3, 0x58);                     \
-	T fb_s8 = TERN(x3, x2, fb_s4, 0x69);                  \
-	T fb_s9 = TERN(x0, fb_s5, fb_s6, 0x56);               \
-	T fb_s10 = TERN(fb_s4, x1, fb_s5, 0x36);              \
-	T fb_s11 = TERN(x1, x2, fb_s7, 0x56);                 \
+	T fb_s8 = TERN(fb_s4, x2, x3, 0x69);                  \
+	T fb_s9 = TERN(fb_s5, x0, fb_s6, 0x56);               \
+	T fb_s10 = TERN(fb_s5, x1, fb_s4, 0x36);              \
+	T fb_s11 = TERN(fb_s7, x1, x2, 0x1e);                 \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;     \
 } while (0)
 
@@ -86,9 +86,9 @@
 	T fb_s5 = TERN(x0, x1, x3, 0x68);                     \
 	T fb_s6 = TERN(x0, x2, x3, 0xb6);                     \
 	T fb_s7 = TERN(x0, x1, x2, 0x6e);                     \
-	T fb_s8 = TERN(x0, x2, fb_s4, 0x69);                  \
-	T fb_s9 = TERN(fb_s5, x3, fb_s6, 0xe1);               \
-	T fb_s10 = TERN(x3, fb_s7, fb_s4, 0x87);              \
+	T fb_s8 = TERN(fb_s4, x0, x2, 0x69);                  \
+	T fb_s9 = TERN(fb_s6, x3, fb_s5, 0xa9);               \
+	T fb_s10 = TERN(fb_s7, x3, fb_s4, 0x93);              \
 	T fb_s11 = TERN(x1, fb_s7, fb_s6, 0x95);              \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;     \
 } while (0)
@@ -96,9 +96,9 @@
 /* S6: 7 three-input gates */
 #define FB_SERPENT_S6_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x2, x0, x3, 0x78);                     \
-	T fb_s5 = TERN(x1, x0, fb_s4, 0xa5);                  \
+	T fb_s5 = TERN(fb_s4, x0, x1, 0xa5);                  \
 	T fb_s6 = TERN(fb_s5, x3, x0, 0xac);                  \
-	T fb_s7 = TERN(x0, x3, fb_s5, 0x8d);                  \
+	T fb_s7 = TERN(fb_s5, x0, x3, 0xa3);                  \
 	T fb_s8 = TERN(fb_s4, fb_s6, fb_s7, 0xc9);            \
 	T fb_s9 = TERN(fb_s4, fb_s6, fb_s7, 0xe2);            \
 	T fb_s10 = TERN(fb_s4, fb_s6, fb_s7, 0x93);           \
@@ -108,34 +108,34 @@
 /* S7: 8 three-input gates */
 #define FB_SERPENT_S7_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x1, x2, 0x46);                     \
-	T fb_s5 = TERN(x0, x3, fb_s4, 0x9a);                  \
+	T fb_s5 = TERN(fb_s4, x0, x3, 0xb4);                  \
 	T fb_s6 = TERN(x0, x1, x3, 0x1a);                     \
-	T fb_s7 = TERN(x2, fb_s5, fb_s6, 0x56);               \
-	T fb_s8 = TERN(x2, x3, fb_s7, 0x34);                  \
-	T fb_s9 = TERN(x1, x0, fb_s8, 0x95);                  \
-	T fb_s10 = TERN(x0, fb_s6, fb_s9, 0x9c);              \
-	T fb_s11 = TERN(fb_s4, fb_s8, fb_s10, 0xda);          \
+	T fb_s7 = TERN(fb_s5, x2, fb_s6, 0x56);               \
+	T fb_s8 = TERN(fb_s7, x2, x3, 0x46);                  \
+	T fb_s9 = TERN(fb_s8, x0, x1, 0x87);                  \
+	T fb_s10 = TERN(fb_s9, x0, fb_s6, 0xa6);              \
+	T fb_s11 = TERN(fb_s10, fb_s4, fb_s8, 0xbc);          \
 	x0 = fb_s9; x1 = fb_s7; x2 = fb_s11; x3 = fb_s5;      \
 } while (0)
 
 /* SI0: 7 three-input gates */
 #define FB_SERPENT_SI0_T3(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x2, x0, x1, 0x1e);                      \
-	T fb_s5 = TERN(x0, x3, fb_s4, 0x99);                   \
+	T fb_s5 = TERN(fb_s4, x0, x3, 0xa5);                   \
 	T fb_s6 = TERN(fb_s5, x0, x1, 0x69);                   \
-	T fb_s7 = TERN(x0, x1, x3, 0xd8);                      \
-	T fb_s8 = TERN(fb_s4, fb_s6, fb_s7, 0x78);             \
-	T fb_s9 = TERN(fb_s4, fb_s6, fb_s7, 0x53);             \
-	T fb_s10 = TERN(fb_s4, fb_s6, fb_s7, 0x35);            \
+	T fb_s7 = TERN(x3, x0, x1, 0xac);                      \
+	T fb_s8 = TERN(fb_s6, fb_s4, fb_s7, 0x6c);             \
+	T fb_s9 = TERN(fb_s6, fb_s4, fb_s7, 0x47);             \
+	T fb_s10 = TERN(fb_s6, fb_s4, fb_s7, 0x1d);            \
 	x0 = fb_s10; x1 = fb_s8; x2 = fb_s5; x3 = fb_s9;       \
 } while (0)
 
 /* SI1: 7 three-input gates */
 #define FB_SERPENT_SI1_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0xd2);                      \
-	T fb_s5 = TERN(x2, x0, fb_s4, 0x5a);                   \
-	T fb_s6 = TERN(x1, x3, fb_s4, 0xe4);                   \
-	T fb_s7 = TERN(x0, x1, x3, 0xb4);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0x9c);                      \
+	T fb_s5 = TERN(fb_s4, x0, x2, 0x5a);                   \
+	T fb_s6 = TERN(fb_s4, x1, x3, 0xca);                   \
+	T fb_s7 = TERN(x3, x0, x1, 0xc6);                      \
 	T fb_s8 = TERN(fb_s5, fb_s6, fb_s7, 0x95);             \
 	T fb_s9 = TERN(fb_s6, fb_s5, fb_s7, 0x56);             \
 	T fb_s10 = TERN(fb_s4, fb_s8, fb_s9, 0x2d);            \
@@ -144,61 +144,61 @@
 
 /* SI2: 7 three-input gates */
 #define FB_SERPENT_SI2_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x1, x2, x3, 0x90);                      \
+	T fb_s4 = TERN(x3, x1, x2, 0x84);                      \
 	T fb_s5 = TERN(fb_s4, x0, x2, 0x96);                   \
 	T fb_s6 = TERN(x3, x1, x2, 0xca);                      \
-	T fb_s7 = TERN(x1, x2, x3, 0x72);                      \
-	T fb_s8 = TERN(fb_s6, fb_s5, fb_s7, 0x78);             \
-	T fb_s9 = TERN(x0, fb_s7, fb_s8, 0x69);                \
-	T fb_s10 = TERN(fb_s7, fb_s5, fb_s9, 0x87);            \
+	T fb_s7 = TERN(x3, x1, x2, 0x5c);                      \
+	T fb_s8 = TERN(fb_s5, fb_s6, fb_s7, 0x6c);             \
+	T fb_s9 = TERN(fb_s8, x0, fb_s7, 0x69);                \
+	T fb_s10 = TERN(fb_s9, fb_s5, fb_s7, 0x95);            \
 	x0 = fb_s5; x1 = fb_s8; x2 = fb_s9; x3 = fb_s10;       \
 } while (0)
 
 /* SI3: 8 three-input gates */
 #define FB_SERPENT_SI3_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x1, x2, x3, 0x86);                      \
-	T fb_s5 = TERN(x0, x3, fb_s4, 0x9a);                   \
-	T fb_s6 = TERN(x0, x2, x3, 0x5e);                      \
-	T fb_s7 = TERN(x1, fb_s5, fb_s6, 0xa6);                \
-	T fb_s8 = TERN(x0, x1, fb_s6, 0x2e);                   \
+	T fb_s4 = TERN(x3, x1, x2, 0x92);                      \
+	T fb_s5 = TERN(fb_s4, x0, x3, 0xb4);                   \
+	T fb_s6 = TERN(x3, x0, x2, 0x3e);                      \
+	T fb_s7 = TERN(fb_s5, x1, fb_s6, 0x9a);                \
+	T fb_s8 = TERN(fb_s6, x0, x1, 0x72);                   \
 	T fb_s9 = TERN(fb_s8, x2, fb_s4, 0x94);                \
-	T fb_s10 = TERN(x2, x3, fb_s9, 0x6e);                  \
-	T fb_s11 = TERN(fb_s4, fb_s6, fb_s10, 0xc6);           \
+	T fb_s10 = TERN(fb_s9, x2, x3, 0x7a);                  \
+	T fb_s11 = TERN(fb_s10, fb_s4, fb_s6, 0x9a);           \
 	x0 = fb_s5; x1 = fb_s11; x2 = fb_s7; x3 = fb_s9;       \
 } while (0)
 
 /* SI4: 8 three-input gates */
 #define FB_SERPENT_SI4_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0x2c);                      \
-	T fb_s5 = TERN(x0, x2, x3, 0x9e);                      \
-	T fb_s6 = TERN(x0, x2, x3, 0x76);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0x62);                      \
+	T fb_s5 = TERN(x3, x0, x2, 0xb6);                      \
+	T fb_s6 = TERN(x3, x0, x2, 0x5e);                      \
 	T fb_s7 = TERN(x0, x1, x2, 0x7a);                      \
 	T fb_s8 = TERN(fb_s5, x1, fb_s4, 0xe1);                \
-	T fb_s9 = TERN(x0, x1, fb_s6, 0x9a);                   \
+	T fb_s9 = TERN(fb_s6, x0, x1, 0xb4);                   \
 	T fb_s10 = TERN(fb_s7, x3, fb_s4, 0xe1);               \
-	T fb_s11 = TERN(x2, x3, fb_s4, 0x9a);                  \
+	T fb_s11 = TERN(fb_s4, x2, x3, 0xb4);                  \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;      \
 } while (0)
 
 /* SI5: 8 three-input gates */
 #define FB_SERPENT_SI5_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0xda);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0xbc);                      \
 	T fb_s5 = TERN(x0, x1, x2, 0xd6);                      \
-	T fb_s6 = TERN(x0, x1, x3, 0x4a);                      \
-	T fb_s7 = TERN(x0, x2, x3, 0xbc);                      \
-	T fb_s8 = TERN(x1, x2, fb_s4, 0x6a);                   \
+	T fb_s6 = TERN(x3, x0, x1, 0x38);                      \
+	T fb_s7 = TERN(x3, x0, x2, 0xe6);                      \
+	T fb_s8 = TERN(fb_s4, x1, x2, 0x78);                   \
 	T fb_s9 = TERN(x2, fb_s5, fb_s6, 0xa6);                \
 	T fb_s10 = TERN(x1, fb_s4, fb_s7, 0x6a);               \
-	T fb_s11 = TERN(x0, x3, fb_s5, 0x65);                  \
+	T fb_s11 = TERN(fb_s5, x0, x3, 0x4b);                  \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;      \
 } while (0)
 
 /* SI6: 7 three-input gates */
 #define FB_SERPENT_SI6_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x2, x3, 0xa6);                      \
-	T fb_s5 = TERN(x0, x1, fb_s4, 0x99);                   \
-	T fb_s6 = TERN(x0, x2, x3, 0xd4);                      \
-	T fb_s7 = TERN(x0, x2, x3, 0x4e);                      \
+	T fb_s4 = TERN(x3, x0, x2, 0xd2);                      \
+	T fb_s5 = TERN(fb_s4, x0, x1, 0xa5);                   \
+	T fb_s6 = TERN(x3, x0, x2, 0x8e);                      \
+	T fb_s7 = TERN(x3, x0, x2, 0x3a);                      \
 	T fb_s8 = TERN(x1, fb_s6, fb_s7, 0x59);                \
 	T fb_s9 = TERN(x1, fb_s6, fb_s7, 0x65);                \
 	T fb_s10 = TERN(fb_s4, fb_s8, fb_s9, 0x78);            \
@@ -207,9 +207,9 @@
 
 /* SI7: 8 three-input gates */
 #define FB_SERPENT_SI7_T3(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0xbc);                      \
-	T fb_s5 = TERN(x1, x2, x3, 0xa4);                      \
-	T fb_s6 = TERN(x0, x2, x3, 0x92);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0xe6);                      \
+	T fb_s5 = TERN(x3, x1, x2, 0xc2);                      \
+	T fb_s6 = TERN(x3, x0, x2, 0x94);                      \
 	T fb_s7 = TERN(x1, x0, x2, 0xea);                      \
 	T fb_s8 = TERN(x2, fb_s4, fb_s5, 0x69);                \
 	T fb_s9 = TERN(x0, fb_s6, fb_s5, 0xa9);                \
@@ -224,7 +224,7 @@
 	T fb_s5 = TERN(x0, x1, x3, 0xd4);                     \
 	T fb_s6 = TERN(x0, x1, x3, 0xac);                     \
 	T fb_s7 = TERN(x0, x1, x2, 0x2c);                     \
-	T fb_s8 = TERN(x1, x2, x3, 0x8a);                     \
+	T fb_s8 = TERN(x2, x1, x3, 0xa2);                     \
 	T fb_s9 = TERN(x2, fb_s4, fb_s5, 0x63);               \
 	T fb_s10 = TERN(fb_s5, x2, fb_s6, 0x65);              \
 	T fb_s11 = TERN(fb_s7, x2, fb_s8, 0x5a);              \
@@ -239,36 +239,36 @@
 	T fb_s6 = TERN(x0, x1, x3, 0xd8);                     \
 	T fb_s7 = TERN(x0, x1, x2, 0xa6);                     \
 	T fb_s8 = TERN(x0, x1, x3, 0x46);                     \
-	T fb_s9 = TERN(x1, fb_s4, fb_s5, 0x47);               \
+	T fb_s9 = TERN(fb_s4, x1, fb_s5, 0x53);               \
 	T fb_s10 = TERN(fb_s5, x2, fb_s6, 0x4b);              \
-	T fb_s11 = TERN(x3, x2, fb_s7, 0xa5);                 \
+	T fb_s11 = TERN(fb_s7, x2, x3, 0xa5);                 \
 	T fb_s12 = TERN(x2, fb_s8, fb_s6, 0x93);              \
 	x0 = fb_s9; x1 = fb_s10; x2 = fb_s11; x3 = fb_s12;    \
 } while (0)
 
 /* S2: 9 three-input gates, depth two */
 #define FB_SERPENT_S2_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x1, x2, x3, 0x96);                     \
+	T fb_s4 = TERN(x2, x1, x3, 0x96);                     \
 	T fb_s5 = TERN(x0, x2, x3, 0xac);                     \
 	T fb_s6 = TERN(x0, x2, x3, 0x38);                     \
 	T fb_s7 = TERN(x0, x1, x2, 0xb6);                     \
 	T fb_s8 = TERN(x0, x1, x3, 0x34);                     \
-	T fb_s9 = TERN(x0, x2, fb_s4, 0x6a);                  \
+	T fb_s9 = TERN(fb_s4, x0, x2, 0x78);                  \
 	T fb_s10 = TERN(x1, fb_s5, fb_s6, 0x56);              \
 	T fb_s11 = TERN(x3, fb_s7, fb_s5, 0x74);              \
-	T fb_s12 = TERN(x2, fb_s8, fb_s5, 0xd1);              \
+	T fb_s12 = TERN(fb_s5, x2, fb_s8, 0x8d);              \
 	x0 = fb_s9; x1 = fb_s10; x2 = fb_s11; x3 = fb_s12;    \
 } while (0)
 
 /* S3: 8 three-input gates, depth two */
 #define FB_SERPENT_S3_D2(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x2, x3, 0x62);                     \
-	T fb_s5 = TERN(x1, x2, x3, 0xb0);                     \
+	T fb_s5 = TERN(x2, x1, x3, 0x8c);                     \
 	T fb_s6 = TERN(x0, x1, x3, 0xb6);                     \
 	T fb_s7 = TERN(x2, x0, x1, 0x34);                     \
-	T fb_s8 = TERN(fb_s5, x0, fb_s4, 0x1e);               \
-	T fb_s9 = TERN(x0, fb_s6, fb_s4, 0x66);               \
-	T fb_s10 = TERN(x3, fb_s7, fb_s6, 0x6c);              \
+	T fb_s8 = TERN(fb_s4, x0, fb_s5, 0x56);               \
+	T fb_s9 = TERN(fb_s4, x0, fb_s6, 0x5a);               \
+	T fb_s10 = TERN(fb_s7, x3, fb_s6, 0x78);              \
 	T fb_s11 = TERN(x1, fb_s7, fb_s4, 0x16);              \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;     \
 } while (0)
@@ -277,12 +277,12 @@
 #define FB_SERPENT_S4_D2(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x1, x3, 0x24);                     \
 	T fb_s5 = TERN(x0, x2, x3, 0x34);                     \
-	T fb_s6 = TERN(x1, x2, x3, 0x86);                     \
+	T fb_s6 = TERN(x2, x1, x3, 0x92);                     \
 	T fb_s7 = TERN(x0, x1, x3, 0x58);                     \
-	T fb_s8 = TERN(x3, x2, fb_s4, 0x69);                  \
-	T fb_s9 = TERN(x0, fb_s5, fb_s6, 0x56);               \
-	T fb_s10 = TERN(fb_s4, x1, fb_s5, 0x36);              \
-	T fb_s11 = TERN(x1, x2, fb_s7, 0x56);                 \
+	T fb_s8 = TERN(fb_s4, x2, x3, 0x69);                  \
+	T fb_s9 = TERN(fb_s5, x0, fb_s6, 0x56);               \
+	T fb_s10 = TERN(fb_s5, x1, fb_s4, 0x36);              \
+	T fb_s11 = TERN(fb_s7, x1, x2, 0x1e);                 \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;     \
 } while (0)
 
@@ -292,9 +292,9 @@
 	T fb_s5 = TERN(x0, x1, x3, 0x68);                     \
 	T fb_s6 = TERN(x0, x2, x3, 0xb6);                     \
 	T fb_s7 = TERN(x0, x1, x2, 0x6e);                     \
-	T fb_s8 = TERN(x0, x2, fb_s4, 0x69);                  \
-	T fb_s9 = TERN(fb_s5, x3, fb_s6, 0xe1);               \
-	T fb_s10 = TERN(x3, fb_s7, fb_s4, 0x87);              \
+	T fb_s8 = TERN(fb_s4, x0, x2, 0x69);                  \
+	T fb_s9 = TERN(fb_s6, x3, fb_s5, 0xa9);               \
+	T fb_s10 = TERN(fb_s7, x3, fb_s4, 0x93);              \
 	T fb_s11 = TERN(x1, fb_s7, fb_s6, 0x95);              \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;     \
 } while (0)
@@ -304,11 +304,11 @@
 	T fb_s4 = TERN(x0, x1, x2, 0x36);                     \
 	T fb_s5 = TERN(x0, x2, x3, 0x8e);                     \
 	T fb_s6 = TERN(x0, x2, x3, 0x96);                     \
-	T fb_s7 = TERN(x1, x2, x3, 0xb4);                     \
+	T fb_s7 = TERN(x2, x1, x3, 0x9c);                     \
 	T fb_s8 = TERN(x2, x0, x3, 0x3a);                     \
 	T fb_s9 = TERN(fb_s4, x3, fb_s5, 0xc5);               \
-	T fb_s10 = TERN(x3, fb_s6, fb_s7, 0x65);              \
-	T fb_s11 = TERN(x0, fb_s5, fb_s7, 0x27);              \
+	T fb_s10 = TERN(fb_s6, x3, fb_s7, 0x59);              \
+	T fb_s11 = TERN(fb_s5, x0, fb_s7, 0x1b);              \
 	T fb_s12 = TERN(x1, fb_s6, fb_s8, 0x3a);              \
 	x0 = fb_s9; x1 = fb_s10; x2 = fb_s11; x3 = fb_s12;    \
 } while (0)
@@ -330,11 +330,11 @@
 
 /* SI0: 9 three-input gates, depth two */
 #define FB_SERPENT_SI0_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0x4e);                      \
-	T fb_s5 = TERN(x0, x1, x3, 0x68);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0x3a);                      \
+	T fb_s5 = TERN(x3, x0, x1, 0x68);                      \
 	T fb_s6 = TERN(x0, x1, x2, 0xd6);                      \
-	T fb_s7 = TERN(x0, x1, x3, 0x94);                      \
-	T fb_s8 = TERN(x0, x1, x3, 0x56);                      \
+	T fb_s7 = TERN(x3, x0, x1, 0x86);                      \
+	T fb_s8 = TERN(x3, x0, x1, 0x1e);                      \
 	T fb_s9 = TERN(fb_s5, x2, fb_s4, 0x4b);                \
 	T fb_s10 = TERN(x1, fb_s6, fb_s7, 0x8e);               \
 	T fb_s11 = TERN(fb_s8, x2, fb_s7, 0xc3);               \
@@ -344,11 +344,11 @@
 
 /* SI1: 9 three-input gates, depth two */
 #define FB_SERPENT_SI1_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0xe8);                      \
-	T fb_s5 = TERN(x0, x1, x3, 0x9c);                      \
-	T fb_s6 = TERN(x0, x1, x3, 0x4e);                      \
-	T fb_s7 = TERN(x1, x2, x3, 0x9a);                      \
-	T fb_s8 = TERN(x1, x2, x3, 0x84);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0xe8);                      \
+	T fb_s5 = TERN(x3, x0, x1, 0xa6);                      \
+	T fb_s6 = TERN(x3, x0, x1, 0x3a);                      \
+	T fb_s7 = TERN(x3, x1, x2, 0xb4);                      \
+	T fb_s8 = TERN(x3, x1, x2, 0x82);                      \
 	T fb_s9 = TERN(x2, fb_s4, fb_s5, 0x59);                \
 	T fb_s10 = TERN(fb_s4, x2, fb_s6, 0xa6);               \
 	T fb_s11 = TERN(x0, fb_s7, fb_s8, 0x63);               \
@@ -359,8 +359,8 @@
 /* SI2: 8 three-input gates, depth two */
 #define FB_SERPENT_SI2_D2(T, TERN, x0, x1, x2, x3) do { \
 	T fb_s4 = TERN(x0, x1, x2, 0x92);                      \
-	T fb_s5 = TERN(x0, x1, x3, 0x68);                      \
-	T fb_s6 = TERN(x0, x1, x3, 0x2c);                      \
+	T fb_s5 = TERN(x3, x0, x1, 0x68);                      \
+	T fb_s6 = TERN(x3, x0, x1, 0x62);                      \
 	T fb_s7 = TERN(x3, x0, x2, 0xda);                      \
 	T fb_s8 = TERN(x1, fb_s4, fb_s5, 0x5c);                \
 	T fb_s9 = TERN(x2, fb_s6, fb_s7, 0x6c);                \
@@ -371,13 +371,13 @@
 
 /* SI3: 10 three-input gates, depth two */
 #define FB_SERPENT_SI3_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x1, x2, x3, 0x86);                      \
+	T fb_s4 = TERN(x3, x1, x2, 0x92);                      \
 	T fb_s5 = TERN(x0, x1, x2, 0x94);                      \
-	T fb_s6 = TERN(x1, x2, x3, 0x16);                      \
-	T fb_s7 = TERN(x0, x2, x3, 0x4e);                      \
-	T fb_s8 = TERN(x0, x2, x3, 0x60);                      \
-	T fb_s9 = TERN(x2, x0, x3, 0xd4);                      \
-	T fb_s10 = TERN(x3, x0, fb_s4, 0xa6);                  \
+	T fb_s6 = TERN(x3, x1, x2, 0x16);                      \
+	T fb_s7 = TERN(x3, x0, x2, 0x3a);                      \
+	T fb_s8 = TERN(x3, x0, x2, 0x48);                      \
+	T fb_s9 = TERN(x3, x0, x2, 0x8e);                      \
+	T fb_s10 = TERN(fb_s4, x0, x3, 0xb4);                  \
 	T fb_s11 = TERN(fb_s5, x1, fb_s6, 0x8e);               \
 	T fb_s12 = TERN(x0, fb_s7, fb_s6, 0xe4);               \
 	T fb_s13 = TERN(x1, fb_s8, fb_s9, 0x9a);               \
@@ -386,36 +386,36 @@
 
 /* SI4: 8 three-input gates, depth two */
 #define FB_SERPENT_SI4_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0x2c);                      \
-	T fb_s5 = TERN(x0, x2, x3, 0x9e);                      \
-	T fb_s6 = TERN(x0, x2, x3, 0x76);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0x62);                      \
+	T fb_s5 = TERN(x3, x0, x2, 0xb6);                      \
+	T fb_s6 = TERN(x3, x0, x2, 0x5e);                      \
 	T fb_s7 = TERN(x0, x1, x2, 0x7a);                      \
 	T fb_s8 = TERN(fb_s5, x1, fb_s4, 0xe1);                \
-	T fb_s9 = TERN(x0, x1, fb_s6, 0x9a);                   \
+	T fb_s9 = TERN(fb_s6, x0, x1, 0xb4);                   \
 	T fb_s10 = TERN(fb_s7, x3, fb_s4, 0xe1);               \
-	T fb_s11 = TERN(x2, x3, fb_s4, 0x9a);                  \
+	T fb_s11 = TERN(fb_s4, x2, x3, 0xb4);                  \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;      \
 } while (0)
 
 /* SI5: 8 three-input gates, depth two */
 #define FB_SERPENT_SI5_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0xda);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0xbc);                      \
 	T fb_s5 = TERN(x0, x1, x2, 0xd6);                      \
-	T fb_s6 = TERN(x0, x1, x3, 0x4a);                      \
-	T fb_s7 = TERN(x0, x2, x3, 0xbc);                      \
-	T fb_s8 = TERN(x1, x2, fb_s4, 0x6a);                   \
+	T fb_s6 = TERN(x3, x0, x1, 0x38);                      \
+	T fb_s7 = TERN(x3, x0, x2, 0xe6);                      \
+	T fb_s8 = TERN(fb_s4, x1, x2, 0x78);                   \
 	T fb_s9 = TERN(x2, fb_s5, fb_s6, 0xa6);                \
 	T fb_s10 = TERN(x1, fb_s4, fb_s7, 0x6a);               \
-	T fb_s11 = TERN(x0, x3, fb_s5, 0x65);                  \
+	T fb_s11 = TERN(fb_s5, x0, x3, 0x4b);                  \
 	x0 = fb_s8; x1 = fb_s9; x2 = fb_s10; x3 = fb_s11;      \
 } while (0)
 
 /* SI6: 8 three-input gates, depth two */
 #define FB_SERPENT_SI6_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x2, x3, 0x9a);                      \
-	T fb_s5 = TERN(x0, x2, x3, 0x4e);                      \
+	T fb_s4 = TERN(x3, x0, x2, 0xb4);                      \
+	T fb_s5 = TERN(x3, x0, x2, 0x3a);                      \
 	T fb_s6 = TERN(x0, x1, x2, 0x96);                      \
-	T fb_s7 = TERN(x0, x2, x3, 0x36);                      \
+	T fb_s7 = TERN(x3, x0, x2, 0x56);                      \
 	T fb_s8 = TERN(x1, fb_s4, fb_s5, 0x53);                \
 	T fb_s9 = TERN(fb_s6, x1, fb_s4, 0xa5);                \
 	T fb_s10 = TERN(fb_s7, x1, fb_s5, 0xe1);               \
@@ -425,9 +425,9 @@
 
 /* SI7: 8 three-input gates, depth two */
 #define FB_SERPENT_SI7_D2(T, TERN, x0, x1, x2, x3) do { \
-	T fb_s4 = TERN(x0, x1, x3, 0xbc);                      \
-	T fb_s5 = TERN(x1, x2, x3, 0xa4);                      \
-	T fb_s6 = TERN(x0, x2, x3, 0x92);                      \
+	T fb_s4 = TERN(x3, x0, x1, 0xe6);                      \
+	T fb_s5 = TERN(x3, x1, x2, 0xc2);                      \
+	T fb_s6 = TERN(x3, x0, x2, 0x94);                      \
 	T fb_s7 = TERN(x1, x0, x2, 0xea);                      \
 	T fb_s8 = TERN(x2, fb_s4, fb_s5, 0x69);                \
 	T fb_s9 = TERN(x0, fb_s6, fb_s5, 0xa9);                \
