@@ -76,9 +76,12 @@ TF_AVX512 TF_INLINE __m512i tf_lookup(__m512i x, const uint8_t *t)
 	return _mm512_mask_blend_epi8(top, lo, hi);
 }
 
+/* a ^ b ^ c ^ d as (a ^ d) ^ b ^ c: the vpxord waits 1 cycle on either input,
+ * and its result goes to the vpternlogd's first operand (see tf_sel), so the
+ * sum is ready 2 cycles after the last of the MDS products, not 3. */
 TF_AVX512 TF_INLINE __m512i tf_xor4(__m512i a, __m512i b, __m512i c, __m512i d)
 {
-	return _mm512_xor_si512(_mm512_ternarylogic_epi32(a, b, c, 0x96), d);
+	return _mm512_ternarylogic_epi32(_mm512_xor_si512(a, d), b, c, 0x96);
 }
 
 /* z = MDS * y on byte-sliced values (y[i] = all bytes of position i). */
@@ -114,10 +117,23 @@ TF_AVX512 TF_INLINE void tf_ungroup(__m512i w[4], const __m512i z[4])
 	w[3] = _mm512_permutex2var_epi8(be, t1, bo);
 }
 
-/* (m & x) | (~m & y), bitwise. */
+/* (m & x) | (~m & y), bitwise. On AMD Zen 4 vpternlogd's result waits 1
+ * cycle on its first (destination) operand and ~2 on the others, so the
+ * input that arrives last goes first: tf_sel_x when x does (a rotation),
+ * tf_sel_y when y does. */
 TF_AVX512 TF_INLINE __m512i tf_sel(__m512i m, __m512i x, __m512i y)
 {
 	return _mm512_ternarylogic_epi32(m, x, y, 0xCA);
+}
+
+TF_AVX512 TF_INLINE __m512i tf_sel_x(__m512i m, __m512i x, __m512i y)
+{
+	return _mm512_ternarylogic_epi32(x, m, y, 0xE2);
+}
+
+TF_AVX512 TF_INLINE __m512i tf_sel_y(__m512i m, __m512i x, __m512i y)
+{
+	return _mm512_ternarylogic_epi32(y, m, x, 0xB8);
 }
 
 /* For each set s < ns: t[s][0] = g(x[s][0]), t[s][1] = g(x[s][1] <<< 8) of
@@ -137,10 +153,10 @@ TF_AVX512 TF_INLINE void tf_g(const uint8_t (*sb)[256], __m512i x[][4], __m512i 
 	#pragma GCC unroll 2
 	for (int s = 0; s < ns; s++) {
 		/* level 1: 16-bit halves between x0/x2 and x1/x3 */
-		__m512i a = tf_sel(hi16, _mm512_rol_epi32(x[s][2], 16), x[s][0]); /* a0 a1 c0 c1 */
-		__m512i c = tf_sel(hi16, x[s][2], _mm512_ror_epi32(x[s][0], 16)); /* a2 a3 c2 c3 */
-		__m512i b = tf_sel(hi16, _mm512_rol_epi32(x[s][3], 16), x[s][1]); /* b0 b1 d0 d1 */
-		__m512i d = tf_sel(hi16, x[s][3], _mm512_ror_epi32(x[s][1], 16)); /* b2 b3 d2 d3 */
+		__m512i a = tf_sel_x(hi16, _mm512_rol_epi32(x[s][2], 16), x[s][0]); /* a0 a1 c0 c1 */
+		__m512i c = tf_sel_y(hi16, x[s][2], _mm512_ror_epi32(x[s][0], 16)); /* a2 a3 c2 c3 */
+		__m512i b = tf_sel_x(hi16, _mm512_rol_epi32(x[s][3], 16), x[s][1]); /* b0 b1 d0 d1 */
+		__m512i d = tf_sel_y(hi16, x[s][3], _mm512_ror_epi32(x[s][1], 16)); /* b2 b3 d2 d3 */
 		/* level 2: bytes; x1 and x3 enter rotated by 8 (byte j-1 at j) */
 		y[s][0] = tf_sel(odd, d, a);
 		y[s][1] = tf_sel(odd, _mm512_slli_epi32(b, 8), _mm512_srli_epi32(a, 8));
