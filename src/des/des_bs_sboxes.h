@@ -8,7 +8,7 @@
  * gate macros (BS_LUT(a, b, c, imm) with Intel's immediate order, or
  * BS_AND, BS_OR, BS_XOR, BS_ANDN, BS_NOT).
  * lut: 203 gates, 235 operations per round with the XORs into L
- *      (plus 48 key XORs); gate: 409 gates, 441 with the XORs.
+ *      (plus 48 key XORs); gate: 407 gates, 439 with the XORs.
  */
 #ifndef FB_DES_BS_SBOXES_H
 #define FB_DES_BS_SBOXES_H
@@ -365,66 +365,65 @@
 	(o4) = BS_XOR((o4), n61); \
 } while (0)
 
-/* S2: 53 gates, 4 separate XORs into L. */
+/* S2: 52 gates, 4 separate XORs into L. */
 #define DES_BS_GATE_S2(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
 	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
 	BS_T n6 = BS_NOT(x1); \
 	BS_T n7 = BS_OR(x6, n6); \
-	BS_T n8 = BS_AND(n7, x5); \
+	BS_T n8 = BS_AND(x5, n7); \
 	BS_T n9 = BS_OR(x2, n8); \
 	BS_T n10 = BS_ANDN(x4, n9); \
-	BS_T n11 = BS_XOR(n8, n6); \
-	BS_T n12 = BS_ANDN(n11, x2); \
-	BS_T n13 = BS_AND(x3, n12); \
-	BS_T n14 = BS_XOR(x2, x6); \
-	BS_T n15 = BS_XOR(n14, n8); \
-	BS_T n16 = BS_OR(n15, x1); \
-	BS_T n17 = BS_XOR(x2, n16); \
-	BS_T n18 = BS_AND(x3, n17); \
-	BS_T n19 = BS_OR(x6, n17); \
-	BS_T n20 = BS_ANDN(n15, n19); \
-	BS_T n21 = BS_XOR(n20, x5); \
-	BS_T n22 = BS_ANDN(n21, n11); \
-	BS_T n23 = BS_ANDN(n22, n9); \
-	BS_T n24 = BS_XOR(x5, n23); \
-	BS_T n25 = BS_XOR(n24, n18); \
-	BS_T n26 = BS_XOR(n25, n7); \
-	BS_T n27 = BS_XOR(n22, n26); \
-	BS_T n28 = BS_AND(x2, n26); \
-	BS_T n29 = BS_XOR(n7, n15); \
+	BS_T n11 = BS_XOR(n6, x5); \
+	BS_T n12 = BS_AND(n11, n7); \
+	BS_T n13 = BS_ANDN(n12, x2); \
+	BS_T n14 = BS_AND(n13, x3); \
+	BS_T n15 = BS_XOR(x2, x6); \
+	BS_T n16 = BS_XOR(n15, n8); \
+	BS_T n17 = BS_OR(x1, n16); \
+	BS_T n18 = BS_XOR(x2, n17); \
+	BS_T n19 = BS_AND(n18, x3); \
+	BS_T n20 = BS_OR(x1, n9); \
+	BS_T n21 = BS_ANDN(n16, n20); \
+	BS_T n22 = BS_XOR(x5, n21); \
+	BS_T n23 = BS_ANDN(n22, n12); \
+	BS_T n24 = BS_ANDN(n23, n9); \
+	BS_T n25 = BS_XOR(x5, n24); \
+	BS_T n26 = BS_XOR(n25, n19); \
+	BS_T n27 = BS_XOR(n7, n26); \
+	BS_T n28 = BS_AND(x2, n27); \
+	BS_T n29 = BS_XOR(n16, n7); \
 	BS_T n30 = BS_XOR(n29, n28); \
-	BS_T n31 = BS_ANDN(x3, n30); \
-	BS_T n32 = BS_ANDN(x2, n31); \
-	BS_T n33 = BS_XOR(n32, n27); \
-	BS_T n34 = BS_XOR(n33, n13); \
-	BS_T n35 = BS_XOR(n34, n10); \
-	(o1) = BS_XOR((o1), n35); \
-	BS_T n36 = BS_AND(n8, n31); \
-	BS_T n37 = BS_ANDN(n21, n14); \
-	BS_T n38 = BS_AND(x2, n37); \
-	BS_T n39 = BS_XOR(x4, n38); \
-	BS_T n40 = BS_XOR(n39, n36); \
-	BS_T n41 = BS_AND(x4, n40); \
-	BS_T n42 = BS_ANDN(x3, n37); \
-	BS_T n43 = BS_AND(n24, x5); \
-	BS_T n44 = BS_OR(n11, n43); \
-	BS_T n45 = BS_XOR(n44, n42); \
-	BS_T n46 = BS_XOR(n45, n41); \
+	BS_T n31 = BS_AND(n30, x3); \
+	BS_T n32 = BS_XOR(n30, n31); \
+	BS_T n33 = BS_ANDN(x2, n32); \
+	BS_T n34 = BS_XOR(n27, n23); \
+	BS_T n35 = BS_XOR(n34, n33); \
+	BS_T n36 = BS_XOR(n35, n14); \
+	BS_T n37 = BS_XOR(n36, n10); \
+	(o1) = BS_XOR((o1), n37); \
+	BS_T n38 = BS_AND(n34, n32); \
+	BS_T n39 = BS_ANDN(n22, x2); \
+	BS_T n40 = BS_XOR(x4, n39); \
+	BS_T n41 = BS_XOR(n40, n38); \
+	BS_T n42 = BS_AND(x4, n41); \
+	BS_T n43 = BS_ANDN(x3, n15); \
+	BS_T n44 = BS_ANDN(n14, n11); \
+	BS_T n45 = BS_XOR(n44, n43); \
+	BS_T n46 = BS_XOR(n45, n42); \
 	(o2) = BS_XOR((o2), n46); \
-	BS_T n47 = BS_ANDN(x4, n25); \
-	BS_T n48 = BS_XOR(n11, n39); \
-	BS_T n49 = BS_XOR(n29, n48); \
+	BS_T n47 = BS_ANDN(x4, n26); \
+	BS_T n48 = BS_XOR(n12, n29); \
+	BS_T n49 = BS_XOR(n40, n48); \
 	BS_T n50 = BS_ANDN(x3, n49); \
 	BS_T n51 = BS_XOR(n29, n50); \
 	BS_T n52 = BS_XOR(n51, n47); \
 	(o3) = BS_XOR((o3), n52); \
-	BS_T n53 = BS_XOR(n38, n17); \
-	BS_T n54 = BS_OR(n22, n53); \
+	BS_T n53 = BS_XOR(n18, n40); \
+	BS_T n54 = BS_OR(n23, n53); \
 	BS_T n55 = BS_ANDN(x4, n54); \
-	BS_T n56 = BS_AND(n30, x3); \
-	BS_T n57 = BS_XOR(n20, n56); \
-	BS_T n58 = BS_XOR(n57, n55); \
-	(o4) = BS_XOR((o4), n58); \
+	BS_T n56 = BS_XOR(n31, n21); \
+	BS_T n57 = BS_XOR(n56, n55); \
+	(o4) = BS_XOR((o4), n57); \
 } while (0)
 
 /* S3: 51 gates, 4 separate XORs into L. */
@@ -601,68 +600,67 @@
 	(o3) = BS_XOR((o3), n62); \
 } while (0)
 
-/* S6: 55 gates, 4 separate XORs into L. */
+/* S6: 54 gates, 4 separate XORs into L. */
 #define DES_BS_GATE_S6(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
 	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
-	BS_T n6 = BS_ANDN(x3, x1); \
-	BS_T n7 = BS_XOR(x2, n6); \
-	BS_T n8 = BS_OR(n7, x5); \
-	BS_T n9 = BS_XOR(x1, x5); \
-	BS_T n10 = BS_XOR(n9, x3); \
-	BS_T n11 = BS_AND(x5, n10); \
-	BS_T n12 = BS_XOR(n7, n11); \
-	BS_T n13 = BS_OR(n12, x3); \
-	BS_T n14 = BS_XOR(n13, n9); \
-	BS_T n15 = BS_XOR(n14, n8); \
-	BS_T n16 = BS_AND(n13, x1); \
-	BS_T n17 = BS_XOR(n16, n15); \
-	BS_T n18 = BS_AND(n10, n8); \
-	BS_T n19 = BS_OR(n18, n17); \
-	BS_T n20 = BS_OR(x3, x5); \
-	BS_T n21 = BS_ANDN(x4, n20); \
-	BS_T n22 = BS_NOT(n14); \
-	BS_T n23 = BS_XOR(n22, n21); \
-	BS_T n24 = BS_OR(x2, n23); \
-	BS_T n25 = BS_AND(n24, x4); \
-	BS_T n26 = BS_OR(n14, n7); \
-	BS_T n27 = BS_XOR(x5, n26); \
-	BS_T n28 = BS_XOR(n23, n27); \
-	BS_T n29 = BS_AND(n28, n25); \
-	BS_T n30 = BS_XOR(n29, n19); \
+	BS_T n6 = BS_XOR(x5, x1); \
+	BS_T n7 = BS_XOR(x3, n6); \
+	BS_T n8 = BS_AND(n7, x5); \
+	BS_T n9 = BS_ANDN(x3, x1); \
+	BS_T n10 = BS_XOR(x2, n9); \
+	BS_T n11 = BS_XOR(n10, n8); \
+	BS_T n12 = BS_OR(x3, n11); \
+	BS_T n13 = BS_AND(n12, x1); \
+	BS_T n14 = BS_XOR(n6, n12); \
+	BS_T n15 = BS_OR(n10, x5); \
+	BS_T n16 = BS_XOR(n15, n14); \
+	BS_T n17 = BS_XOR(n16, n13); \
+	BS_T n18 = BS_OR(n7, n17); \
+	BS_T n19 = BS_OR(x3, x5); \
+	BS_T n20 = BS_ANDN(x4, n19); \
+	BS_T n21 = BS_NOT(n14); \
+	BS_T n22 = BS_XOR(n21, n20); \
+	BS_T n23 = BS_OR(n22, x2); \
+	BS_T n24 = BS_AND(n23, x4); \
+	BS_T n25 = BS_AND(x5, n24); \
+	BS_T n26 = BS_OR(n10, n14); \
+	BS_T n27 = BS_XOR(n26, n25); \
+	BS_T n28 = BS_XOR(n27, n22); \
+	BS_T n29 = BS_AND(n24, n28); \
+	BS_T n30 = BS_XOR(n29, n18); \
 	BS_T n31 = BS_AND(x6, n30); \
-	BS_T n32 = BS_XOR(n23, n31); \
+	BS_T n32 = BS_XOR(n22, n31); \
 	(o1) = BS_XOR((o1), n32); \
-	BS_T n33 = BS_AND(n25, x5); \
-	BS_T n34 = BS_OR(n16, n33); \
-	BS_T n35 = BS_AND(n34, n32); \
-	BS_T n36 = BS_ANDN(n35, x6); \
-	BS_T n37 = BS_XOR(n18, n24); \
-	BS_T n38 = BS_AND(n37, n34); \
-	BS_T n39 = BS_ANDN(n38, n27); \
-	BS_T n40 = BS_AND(x4, n39); \
-	BS_T n41 = BS_ANDN(n15, n28); \
-	BS_T n42 = BS_OR(n41, n20); \
-	BS_T n43 = BS_XOR(n30, n42); \
-	BS_T n44 = BS_XOR(n7, n43); \
-	BS_T n45 = BS_XOR(n44, n40); \
-	BS_T n46 = BS_XOR(n45, n36); \
+	BS_T n33 = BS_OR(n25, n13); \
+	BS_T n34 = BS_AND(n32, n33); \
+	BS_T n35 = BS_ANDN(n34, x6); \
+	BS_T n36 = BS_XOR(n10, n30); \
+	BS_T n37 = BS_OR(n36, n21); \
+	BS_T n38 = BS_AND(n7, n15); \
+	BS_T n39 = BS_XOR(n38, n23); \
+	BS_T n40 = BS_XOR(n39, n37); \
+	BS_T n41 = BS_AND(x4, n40); \
+	BS_T n42 = BS_ANDN(n16, n28); \
+	BS_T n43 = BS_OR(n42, n19); \
+	BS_T n44 = BS_XOR(n43, n36); \
+	BS_T n45 = BS_XOR(n44, n41); \
+	BS_T n46 = BS_XOR(n45, n35); \
 	(o2) = BS_XOR((o2), n46); \
-	BS_T n47 = BS_AND(x5, n26); \
-	BS_T n48 = BS_XOR(n42, n47); \
-	BS_T n49 = BS_XOR(n33, n48); \
-	BS_T n50 = BS_ANDN(x6, n49); \
-	BS_T n51 = BS_XOR(n9, n41); \
-	BS_T n52 = BS_AND(x4, n51); \
-	BS_T n53 = BS_XOR(n37, n52); \
-	BS_T n54 = BS_XOR(n53, n50); \
-	(o3) = BS_XOR((o3), n54); \
-	BS_T n55 = BS_AND(x4, n15); \
-	BS_T n56 = BS_OR(n16, n55); \
-	BS_T n57 = BS_AND(x6, n56); \
-	BS_T n58 = BS_ANDN(x4, n14); \
-	BS_T n59 = BS_XOR(n12, n58); \
-	BS_T n60 = BS_XOR(n59, n57); \
-	(o4) = BS_XOR((o4), n60); \
+	BS_T n47 = BS_ANDN(x6, n43); \
+	BS_T n48 = BS_AND(x5, n27); \
+	BS_T n49 = BS_ANDN(n48, n47); \
+	BS_T n50 = BS_XOR(n6, n42); \
+	BS_T n51 = BS_AND(n24, n50); \
+	BS_T n52 = BS_XOR(n39, n51); \
+	BS_T n53 = BS_XOR(n52, n49); \
+	(o3) = BS_XOR((o3), n53); \
+	BS_T n54 = BS_AND(n16, x4); \
+	BS_T n55 = BS_OR(n13, n54); \
+	BS_T n56 = BS_AND(x6, n55); \
+	BS_T n57 = BS_ANDN(x4, n14); \
+	BS_T n58 = BS_XOR(n11, n57); \
+	BS_T n59 = BS_XOR(n58, n56); \
+	(o4) = BS_XOR((o4), n59); \
 } while (0)
 
 /* S7: 50 gates, 4 separate XORs into L. */
