@@ -569,6 +569,8 @@ def main():
         sboxes = [int(x) - 1 for x in sys.argv[4:]] or list(range(8))
         search(sys.argv[2], float(sys.argv[3]), sboxes)
         return
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        sys.exit("usage: des_sbox_circuits.py [OUTPATH] | --search lut|gate SECONDS [SBOX ...]")
     circs = read_circuits()
     self_check(circs)
     text = render(circs)

@@ -456,7 +456,7 @@ def emit(out):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1].startswith('-'):
         sys.exit('usage: serpent_tables.py OUTPATH')
     out = []
     emit(out)
