@@ -378,28 +378,31 @@ def latest_first(body_nodes, keep):
     ready, res = {}, []
     for i, (nm, op, args, imm) in enumerate(body_nodes):
         if op == "lut":
-            t = [ready.get(a, 0) for a in args]
-
             def rank(p):
                 dies = last.get(args[p]) == i and args[p] not in keep and args.count(args[p]) == 1
-                done = max([t[p] + 1] + [t[q] + 2 for q in range(3) if q != p])
-                return (done, not dies, p)
+                order = [p] + [q for q in range(3) if q != p]
+                return (lut_done([args[q] for q in order], ready), not dies, p)
             first = min(range(3), key=rank)
             if first:
                 order = [first] + [q for q in range(3) if q != first]
                 args = [args[q] for q in order]
                 imm = permute_lut(imm, order)
+            ready[nm] = lut_done(args, ready)
         res.append((nm, op, args, imm))
-        ready.update(lut_ready(res[-1:], ready))
     return res
 
 
-def lut_ready(nodes, ready=None):
-    """When each LUT gate's result is ready, by the latencies above."""
-    ready = dict(ready or {})
+def lut_done(args, ready):
+    """When a LUT gate over args is ready, by the latencies above."""
+    return max(ready.get(args[0], 0) + 1, ready.get(args[1], 0) + 2, ready.get(args[2], 0) + 2)
+
+
+def lut_ready(nodes):
+    """When each LUT gate's result is ready."""
+    ready = {}
     for nm, op, args, imm in nodes:
         if op == "lut":
-            ready[nm] = max(ready.get(args[0], 0) + 1, ready.get(args[1], 0) + 2, ready.get(args[2], 0) + 2)
+            ready[nm] = lut_done(args, ready)
     return ready
 
 
