@@ -92,40 +92,71 @@ TGT static void crypt256(V *st, V *su, const des_bs_ks *ks, int dec)
 	} \
 } while (0)
 
-/* Three stages (row strides st, 2st, 4st) on 8 rows held in registers:
- * bit swaps of 1, 2, 4 (s0 = 1, masks mk) or 8, 16, 32 (s0 = 8). */
-TGT static inline void tr8rows(V *m, int base, int st, int s0, const V mk[3])
+/* The transposition's two halves, each three stages on 8 rows in
+ * registers: swap_bits8 exchanges bits 1, 2, 4 apart between rows 1, 2,
+ * 4 apart (rows 8g..8g+7), swap_bytes8 bytes, words and dwords (rows g,
+ * g+8, ..., g+56). The callers load and store the rows, so that the
+ * permutations around the transposition (IP, FP) and the block loads cost
+ * no pass of their own. */
+TGT static inline void swap_bits8(V r[8], const V mk[3])
 {
-	V r[8];
-	_Pragma("GCC unroll 8")
-	for (int i = 0; i < 8; i++)
-		r[i] = m[base + i * st];
 	_Pragma("GCC unroll 3")
 	for (int j = 0; j < 3; j++)
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
-			if (!(i >> j & 1)) {
-				if (s0 == 8)
-					SWAP_BLEND(r[i], r[i | 1 << j], s0 << j);
-				else
-					SWAP_STAGE(r[i], r[i | 1 << j], s0 << j, mk[j]);
-			}
+			if (!(i >> j & 1))
+				SWAP_STAGE(r[i], r[i | 1 << j], 1 << j, mk[j]);
+}
+
+TGT static inline void swap_bytes8(V r[8])
+{
+	_Pragma("GCC unroll 3")
+	for (int j = 0; j < 3; j++)
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			if (!(i >> j & 1))
+				SWAP_BLEND(r[i], r[i | 1 << j], 8 << j);
+}
+
+#define BIT_MASKS { _mm256_set1_epi64x(0x5555555555555555ll), _mm256_set1_epi64x(0x3333333333333333ll), \
+		    _mm256_set1_epi64x(0x0F0F0F0F0F0F0F0Fll) }
+
+/* The first half on group g, rows r (8g..8g+7) to m. */
+TGT static inline void tr_half1(V *m, V r[8], int g, const V mk[3])
+{
+	swap_bits8(r, mk);
 	_Pragma("GCC unroll 8")
 	for (int i = 0; i < 8; i++)
-		m[base + i * st] = r[i];
+		m[8 * g + i] = r[i];
+}
+
+/* The second half on group g, rows g + 8i of m to r. */
+TGT static inline void tr_half2(V r[8], const V *m, int g)
+{
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		r[i] = m[g + 8 * i];
+	swap_bytes8(r);
 }
 
 /* Transposes the 64x64 bit matrix held in each 64-bit lane of m[0..63]
- * (row i = m[i], column c = bit c): bit c of m[i] <-> bit i of m[c].
- * Six stages of swaps, three at a time on 8 rows in registers. */
+ * (row i = m[i], column c = bit c): bit c of m[i] <-> bit i of m[c]. */
 TGT static void tr64(V *m)
 {
-	const V lo[3] = { _mm256_set1_epi64x(0x5555555555555555ll), _mm256_set1_epi64x(0x3333333333333333ll),
-			  _mm256_set1_epi64x(0x0F0F0F0F0F0F0F0Fll) };
-	for (int g = 0; g < 8; g++)
-		tr8rows(m, 8 * g, 1, 1, lo);
-	for (int g = 0; g < 8; g++)
-		tr8rows(m, g, 8, 8, NULL); /* byte, word and dword swaps: blends */
+	const V mk[3] = BIT_MASKS;
+	V r[8];
+	for (int g = 0; g < 8; g++) {
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			r[i] = m[8 * g + i];
+		tr_half1(m, r, g, mk);
+	}
+	for (int g = 0; g < 8; g++) {
+		tr_half2(r, m, g);
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			m[g + 8 * i] = r[i];
+	}
 }
 
 /* Data plane d (FIPS bit d+1) sits in bit c of the little-endian qword. */
@@ -166,52 +197,90 @@ TGT static inline V in256_row(const uint8_t *in, size_t i, size_t n, const uint6
 	return _mm256_setzero_si256();
 }
 
+/* Transposed row j holds data plane qword_bit(j): row g + 8i of
+ * swap_bytes8's group g is plane 8i + 7 - g, stored straight to the plane
+ * IP makes of it. */
 TGT static void in256(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
 {
-	V m[64];
-	for (int i = 0; i < 64; i++)
-		m[i] = in256_row(in, (size_t)i, n, prev);
-	tr64(m);
-	for (int d = 0; d < 64; d++)
-		st[des_bs_ip[d]] = m[qword_bit(d)];
+	const V mk[3] = BIT_MASKS;
+	V m[64], r[8];
+	for (int g = 0; g < 8; g++) {
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			r[i] = in256_row(in, (size_t)(8 * g + i), n, prev);
+		tr_half1(m, r, g, mk);
+	}
+	for (int g = 0; g < 8; g++) {
+		tr_half2(r, m, g);
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			st[des_bs_ip[8 * i + 7 - g]] = r[i];
+	}
 }
 
 enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
 
+/* Row i of the output (blocks 4i..4i+3, those below n): x as is, XORed
+ * with the same blocks of src (OUT_XOR), or with src's blocks a block
+ * before (OUT_CBC); *back, if given, is the block before the row, kept
+ * because an earlier row's store may have overwritten it. */
+TGT static inline void out256_row(uint8_t *out, size_t i, V x, size_t n, int how, const uint8_t *src,
+				  const uint64_t *back)
+{
+	size_t b0 = 4 * i;
+	int full = b0 + 4 <= n;
+	V mk = full ? _mm256_set1_epi32(-1) : lanes(b0, n);
+	if (how == OUT_XOR) {
+		V c = full ? _mm256_loadu_si256((const void *)(src + 8 * b0))
+			   : _mm256_maskload_epi64((const long long *)(const void *)(src + 8 * b0), mk);
+		x = _mm256_xor_si256(x, c);
+	} else if (how == OUT_CBC) {
+		V prev;
+		if (!back) {
+			const uint8_t *p = src + 8 * b0 - 8;
+			prev = full ? _mm256_loadu_si256((const void *)p)
+				    : _mm256_maskload_epi64((const long long *)(const void *)p, mk);
+		} else {
+			const uint8_t *p = src + 8 * b0;
+			V c = full ? _mm256_loadu_si256((const void *)p)
+				   : _mm256_maskload_epi64((const long long *)(const void *)p, mk);
+			prev = _mm256_permute4x64_epi64(c, 0x93); /* c3 c0 c1 c2 */
+			prev = _mm256_blend_epi32(prev, _mm256_set1_epi64x((long long)*back), 0x03);
+		}
+		x = _mm256_xor_si256(x, prev);
+	}
+	if (full)
+		_mm256_storeu_si256((void *)(out + 8 * b0), x);
+	else
+		_mm256_maskstore_epi64((long long *)(void *)(out + 8 * b0), mk, x);
+}
+
+/* The batch st's n blocks to out (see out256_row; iv is the block before
+ * the first for OUT_CBC). swap_bytes8's groups store their rows g + 8i
+ * straight to out, last group first: with out == src, a CBC row reads
+ * the block before it from the row before, which a later group writes,
+ * except in group 0, whose blocks before (32i - 1) are kept first. */
 TGT static void out256(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src, uint64_t iv)
 {
-	V m[64];
-	for (int d = 0; d < 64; d++)
-		m[qword_bit(d)] = st[des_bs_fp[d]];
-	tr64(m);
-	for (int i = 63; i >= 0; i--) { /* last block first: out == src is safe */
-		size_t b0 = 4 * (size_t)i;
-		if (b0 >= n)
-			continue;
-		int full = b0 + 4 <= n;
-		V mk = full ? _mm256_set1_epi32(-1) : lanes(b0, n), x = m[i];
-		if (how == OUT_XOR) {
-			V c = full ? _mm256_loadu_si256((const void *)(src + 8 * b0))
-				   : _mm256_maskload_epi64((const long long *)(const void *)(src + 8 * b0), mk);
-			x = _mm256_xor_si256(x, c);
-		} else if (how == OUT_CBC) {
-			V prev;
-			if (i) {
-				const uint8_t *p = src + 8 * b0 - 8;
-				prev = full ? _mm256_loadu_si256((const void *)p)
-					    : _mm256_maskload_epi64((const long long *)(const void *)p, mk);
-			} else {
-				V c = full ? _mm256_loadu_si256((const void *)src)
-					   : _mm256_maskload_epi64((const long long *)(const void *)src, mk);
-				prev = _mm256_permute4x64_epi64(c, 0x93); /* c3 c0 c1 c2 */
-				prev = _mm256_blend_epi32(prev, _mm256_set1_epi64x((long long)iv), 0x03);
-			}
-			x = _mm256_xor_si256(x, prev);
-		}
-		if (full)
-			_mm256_storeu_si256((void *)(out + 8 * b0), x);
-		else
-			_mm256_maskstore_epi64((long long *)(void *)(out + 8 * b0), mk, x);
+	const V mk[3] = BIT_MASKS;
+	V m[64], r[8];
+	uint64_t keep[8] = { iv };
+	for (int g = 0; g < 8; g++) { /* row 8g + i is data plane 8g + 7 - i */
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			r[i] = st[des_bs_fp[8 * g + 7 - i]];
+		tr_half1(m, r, g, mk);
+	}
+	if (how == OUT_CBC)
+		for (size_t i = 1; i < 8 && 32 * i <= n; i++)
+			memcpy(&keep[i], src + 8 * (32 * i - 1), 8);
+	for (int g = 7; g >= 0; g--) {
+		tr_half2(r, m, g);
+		_Pragma("GCC unroll 8")
+		for (int i = 0; i < 8; i++)
+			if (4 * (size_t)(g + 8 * i) < n)
+				out256_row(out, (size_t)(g + 8 * i), r[i], n, how, src,
+					   g ? NULL : &keep[i]);
 	}
 }
 
