@@ -483,11 +483,11 @@ TGT static void bs256_lane_step(const void *ksp, uint8_t *out, const uint8_t *in
 
 /* One step costs a 256-block batch whatever the lane count, so it pays
  * from about DES_BS256_LANES_MIN streams on against des/table's four
- * lanes (bench/limits.md): on Zen 5 under the AVX2 mask, 8 KB a stream of
- * CBC encryption, the two are level at 32 streams (3DES ~94 MB/s, DES
- * ~220) and the bitsliced steps win from 40 (3DES 95-116 against 57-96,
- * DES at 48 251-310 against 153-225). */
-#define DES_BS256_LANES_MIN 33
+ * lanes (bench/limits.md): on Zen 4 under the AVX2 mask, 8 KB a stream of
+ * CBC encryption, des/table runs ~199 MB/s (DES) and ~81 (3DES) for any
+ * count from 16, the bitsliced steps DES 191 at 24 streams and 218 at 28,
+ * 3DES 77 and 89. */
+#define DES_BS256_LANES_MIN 26
 
 static const fb_lanes bs256_lanes = {
 	.max_lanes = 256,

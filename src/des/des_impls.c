@@ -78,16 +78,16 @@ static const struct fb_ladder_row ladder[] = {
 	{ &fb_des_gfni_avx512, &fb_des_table_bmi2, 3, 0, 0,
 	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0, "the same without BMI2", 0 },
-	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 29, 1, 8,
-	  "DES: tables win below 29 blocks against a 256-block AVX2 batch (Zen 4 under the AVX2 mask: "
-	  "2,560-2,590 TSC ticks at any fill, des/table-bmi2 89 a block; not constant-time)", 0 },
-	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 26, 1, 24,
-	  "3DES: tables win below 26 blocks (6,140-6,170 a batch, des/table-bmi2 237 a block; not constant-time)", 0 },
-	{ &fb_des_bs_avx2, &fb_des_table, 27, 1, 8, "DES without BMI2: des/table 98 a block", 0 },
-	{ &fb_des_bs_avx2, &fb_des_table, 24, 1, 24, "3DES without BMI2: des/table 265 a block", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 25, 1, 8,
+	  "DES: tables win below 25 blocks against a 256-block AVX2 batch (Zen 4 under the AVX2 mask: "
+	  "2,190-2,210 TSC ticks at any fill, des/table-bmi2 ~89 a block; not constant-time)", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 25, 1, 24,
+	  "3DES: tables win below 25 blocks (5,780-5,800 a batch, des/table-bmi2 ~235 a block; not constant-time)", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table, 22, 1, 8, "DES without BMI2: des/table ~100 a block", 0 },
+	{ &fb_des_bs_avx2, &fb_des_table, 21, 1, 24, "3DES without BMI2: des/table ~270 a block", 0 },
 	/* Reached only under FB_FLAG_CONSTANT_TIME, which drops the rows above. */
 	{ &fb_des_bs_avx2, &fb_des_rotate, 6, 1, 0,
-	  "constant time: a 256-block batch ~6,700 ticks (3DES) at any fill, des/rotate ~1,200 a block", 0 },
+	  "constant time: a 256-block batch ~5,800 ticks (3DES) at any fill, des/rotate ~1,180 a block", 0 },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL, 0 },
 };
