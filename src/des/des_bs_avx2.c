@@ -139,32 +139,6 @@ TGT static inline void tr_half2(V r[8], const V *m, int g)
 	swap_bytes8(r);
 }
 
-/* Transposes the 64x64 bit matrix held in each 64-bit lane of m[0..63]
- * (row i = m[i], column c = bit c): bit c of m[i] <-> bit i of m[c]. */
-TGT static void tr64(V *m)
-{
-	const V mk[3] = BIT_MASKS;
-	V r[8];
-	for (int g = 0; g < 8; g++) {
-		_Pragma("GCC unroll 8")
-		for (int i = 0; i < 8; i++)
-			r[i] = m[8 * g + i];
-		tr_half1(m, r, g, mk);
-	}
-	for (int g = 0; g < 8; g++) {
-		tr_half2(r, m, g);
-		_Pragma("GCC unroll 8")
-		for (int i = 0; i < 8; i++)
-			m[g + 8 * i] = r[i];
-	}
-}
-
-/* Data plane d (FIPS bit d+1) sits in bit c of the little-endian qword. */
-static inline int qword_bit(int d)
-{
-	return 8 * (d >> 3) + 7 - (d & 7);
-}
-
 TGT static inline __m256i lanes(size_t b0, size_t n)
 {
 	/* all-ones in each 64-bit lane l with b0 + l < n */
@@ -197,9 +171,9 @@ TGT static inline V in256_row(const uint8_t *in, size_t i, size_t n, const uint6
 	return _mm256_setzero_si256();
 }
 
-/* Transposed row j holds data plane qword_bit(j): row g + 8i of
- * swap_bytes8's group g is plane 8i + 7 - g, stored straight to the plane
- * IP makes of it. */
+/* Data plane d (FIPS bit d+1) is bit 8(d/8) + 7 - d%8 of the little-endian
+ * qword, so transposed row g + 8i of swap_bytes8's group g is plane
+ * 8i + 7 - g, stored straight to the plane IP makes of it. */
 TGT static void in256(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
 {
 	const V mk[3] = BIT_MASKS;
@@ -416,21 +390,28 @@ typedef struct {
 
 TGT static void lane_planes(V *kp, const uint8_t *const *keys, size_t off, size_t nl)
 {
-	V m[64];
+	const V mk[3] = BIT_MASKS;
+	V m[64], r[8];
 	_Alignas(32) uint64_t q[4];
-	for (int i = 0; i < 64; i++) {
-		for (int l = 0; l < 4; l++) {
-			size_t b = 4 * (size_t)i + (size_t)l;
-			q[l] = 0;
-			if (b < nl)
-				memcpy(&q[l], keys[b] + off, 8);
+	for (int g = 0; g < 8; g++) {
+		for (int i = 0; i < 8; i++) {
+			for (int l = 0; l < 4; l++) {
+				size_t b = 4 * (size_t)(8 * g + i) + (size_t)l;
+				q[l] = 0;
+				if (b < nl)
+					memcpy(&q[l], keys[b] + off, 8);
+			}
+			r[i] = _mm256_load_si256((const void *)q);
 		}
-		m[i] = _mm256_load_si256((const void *)q);
+		tr_half1(m, r, g, mk);
 	}
-	tr64(m);
-	for (int d = 0; d < 64; d++)
-		kp[d] = m[qword_bit(d)];
+	for (int g = 0; g < 8; g++) { /* row g + 8i is key plane 8i + 7 - g, as in in256 */
+		tr_half2(r, m, g);
+		for (int i = 0; i < 8; i++)
+			kp[8 * i + 7 - g] = r[i];
+	}
 	fb_wipe(m, sizeof m);
+	fb_wipe(r, sizeof r);
 	fb_wipe(q, sizeof q);
 }
 
