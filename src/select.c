@@ -173,6 +173,33 @@ static int lanes_pay(const fb_lanes *ln, size_t streams, size_t blocks, int one_
 	return lanes >= ln->min_lanes && (!work || blocks >= (work + lanes - 1) / lanes);
 }
 
+/* CBC and CFB decryption are parallel within a stream, so a stream can
+ * run alone the way fb_update runs a message of its length: the kernel
+ * of the ladder for that many blocks, through its fused step. That pays
+ * when the stream fills the lanes better than the streams fill a lane
+ * engine: at least a whole batch of the wide kernel, or at least as many
+ * blocks as there are streams left (the lane engines take one block of
+ * each stream a step; docs/benchmarks.md, multi-stream decryption).
+ * NULL: the lanes. */
+static const fb_kernel *whole_stream(const fb_selection_query *q, size_t streams, size_t blocks)
+{
+	const size_t bs = q->family->block_size;
+	fb_selection_query one = *q;
+	fb_selection sel;
+	one.len_hint = SIZE_MAX; /* the wide kernel, not a one-shot row's */
+	if (!fb_mode_parallel(q->mode, q->encrypt) || fb_select(&one, &sel) != FB_OK || !sel.wide ||
+	    (blocks < streams && blocks < sel.par->batch))
+		return NULL;
+	one.len_hint = blocks <= SIZE_MAX / bs ? blocks * bs : SIZE_MAX;
+	if (fb_select(&one, &sel) != FB_OK)
+		return NULL;
+	const fb_kernel *k = sel.par;
+	for (unsigned i = 0; i < sel.nrungs; i++) /* widest first: the narrowest that takes the run */
+		if (blocks < sel.rung[i].below)
+			k = sel.rung[i].kernel;
+	return (q->mode == FB_CBC ? k->cbc_dec != NULL : k->cfb_dec != NULL) ? k : NULL;
+}
+
 int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
 		    fb_lane_choice *out)
 {
@@ -180,6 +207,7 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 	int need_ct = (q->flags & FB_FLAG_CONSTANT_TIME) != 0;
 	char buf[64];
 	const char *name = forced_name(fam, q->forced, buf, sizeof buf);
+	out->whole = 0;
 	if (name) {
 		const fb_kernel *k = forced_kernel(fam, name, q->cpu);
 		if (!k)
@@ -188,6 +216,11 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 			return FB_ERR_NOT_CONSTANT_TIME;
 		out->kernel = k;
 		out->lanes = k->lanes;
+		return FB_OK;
+	}
+	if ((out->kernel = whole_stream(q, streams, blocks))) {
+		out->lanes = NULL;
+		out->whole = 1;
 		return FB_OK;
 	}
 	/* the first lane engine, in the parallel preference order, that pays */

@@ -39,10 +39,13 @@ int fb_mode_parallel(enum fb_mode mode, int encrypt);
 
 /* fb_multi_crypt: the engine for a set of streams streams, the longest of
  * blocks blocks (one_key: a single key schedule per stream, e.g. DES, not
- * EDE). lanes NULL: one stream at a time on kernel. */
+ * EDE). lanes NULL: one stream at a time on kernel; whole: that stream's
+ * blocks in parallel on kernel's fused CBC or CFB decryption, as fb_update
+ * runs a message of that length (the mode and direction allow it). */
 typedef struct fb_lane_choice {
 	const fb_kernel *kernel;
 	const fb_lanes *lanes;
+	int whole;
 } fb_lane_choice;
 int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, int one_key,
 		    fb_lane_choice *out);

@@ -281,6 +281,7 @@ int ct_model_select_lanes(const fb_selection_query *q, size_t streams, size_t bl
 		return fb_select_lanes(q, streams, blocks, one_key, out);
 	out->kernel = k;
 	out->lanes = k->lanes;
+	out->whole = 0;
 	return FB_OK;
 }
 

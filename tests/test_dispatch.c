@@ -252,6 +252,42 @@ static void check_lane_choice(void)
 	}
 }
 
+/* CBC and CFB decryption: a stream of at least a wide batch, or of at least
+ * as many blocks as there are streams, runs alone on the ladder's kernel
+ * for its length ("whole ..."; it needs the kernel's fused step), else the
+ * lanes take the set as for encryption. */
+static void check_whole_streams(void)
+{
+	const struct { uint32_t cpu; const char *cipher; int enc; size_t streams, blocks; unsigned flags;
+		       const char *want; } rows[] = {
+		{ ZEN2, "des-ede3-cbc", 0, 16, 1024, 0, "whole des/bs-avx2" },
+		{ ZEN2, "des-ede3-cfb", 0, 300, 256, 0, "whole des/bs-avx2" },  /* a whole batch */
+		{ ZEN2, "des-ede3-cbc", 0, 64, 64, 0, "whole des/bs-avx2" },
+		{ ZEN2, "des-ede3-cbc", 0, 65, 64, 0, "des/bs-avx2" },          /* the lanes fill better */
+		{ ZEN2, "des-cbc", 0, 16, 20, 0, "whole des/table-bmi2" },       /* the ladder's rung */
+		{ ZEN2, "des-cfb", 0, 16, 20, 0, "des/table-bmi2" },             /* it has no fused CFB */
+		{ ZEN2, "des-ede3-ofb", 0, 16, 1024, 0, "des/table-bmi2" },      /* a chain both ways */
+		{ ZEN2, "des-ede3-cbc", 1, 16, 1024, 0, "des/table-bmi2" },
+		{ ZEN2, "des-ede3-cbc", 0, 16, 1024, FB_FLAG_CONSTANT_TIME, "whole des/bs-avx2" },
+		{ SSE, "des-ede3-cbc", 0, 4, 1024, 0, "des/table" },           /* no wide kernel */
+		{ AVX512_ALL, "des-ede3-cbc", 0, 16, 1024, 0, "whole des/bs-avx512" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-cfb", 0, 16, 1024, 0, "whole des/bs-avx512-t2b" },
+		{ AVX512_ALL, "des-ede3-cbc", 0, 64, 64, 0, "whole des/gfni-avx512" }, /* one-shot row */
+		{ AVX512_ALL, "des-ede3-cbc", 0, 512, 64, 0, "des/bs-avx512" },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
+		fb_selection_query q = { c->family, fb_cipher_mode(c), rows[i].enc, SIZE_MAX, rows[i].flags, rows[i].cpu,
+					 NULL, fb_cipher_key_len(c) };
+		fb_lane_choice e = { 0 };
+		char got[80];
+		int rc = fb_select_lanes(&q, rows[i].streams, rows[i].blocks, fb_cipher_key_len(c) <= 8, &e);
+		snprintf(got, sizeof got, "%s%s", e.whole ? "whole " : "", e.lanes || e.whole ? name_of(e.kernel) : "-");
+		check(!rc && same(got, rows[i].want), "whole streams", "", rows[i].cipher, rows[i].enc,
+		      rows[i].streams, rows[i].flags != 0, rc ? NULL : got, rows[i].want);
+	}
+}
+
 /* The ladder for short parallel runs: which narrower kernels, below how
  * many blocks, per class, mode, key length and options; none when forced,
  * serial or in a one-shot row. */
@@ -380,6 +416,7 @@ int main(void)
 		check_machine(&machines[m]);
 	check_named_rows();
 	check_lane_choice();
+	check_whole_streams();
 	check_ladder();
 	check_forced();
 	check_runtime();

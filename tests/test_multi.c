@@ -1,6 +1,7 @@
 /*
  * fb_multi_crypt against single-stream results: n = 1..40 streams (and a
- * few larger n that fill the 512-lane engine, short and long), different lengths per
+ * few larger n that fill the 512-lane engine, short and long, and a few
+ * streams longer than a wide kernel's batch), different lengths per
  * stream, DES / two-key / three-key EDE, CBC / CFB / OFB, both directions,
  * every engine (default choice, des/bs-avx512, des/gfni-avx512, des/bs-avx2 and a
  * block kernel when this CPU runs them), in place and out of place; the
@@ -232,6 +233,9 @@ int main(void)
 					one_run(fams[f], klens[f], modes[m], dir, 257, 24, impls[k], d);
 				}
 				one_run(fams[f], klens[f], modes[m], dir, quick ? 130 : 700, 80, NULL, 0);
+				/* streams longer than a wide batch: CBC and CFB
+				 * decryption run each one alone (fb_select_lanes, whole) */
+				one_run(fams[f], klens[f], modes[m], dir, 12, 9000, NULL, (int)(m == 1));
 				/* long streams: the 512-lane engine starts lane groups
 				 * some cache lines apart (des_bs_avx512_lanes.c, BS_SKEW_MAX) */
 				one_run(fams[f], klens[f], modes[m], dir, quick ? 100 : 520, quick ? 1100 : 3300, NULL,

@@ -251,6 +251,29 @@ static void run_set(const fb_lane_job *j, const size_t *lane, size_t nl, const f
 		memcpy(j->ivs[lane[l]], w->cv + bs * l, bs);
 }
 
+/* One stream's CBC or CFB decryption on its own (e->whole): the kernel's
+ * fused step over the whole blocks, as fb_update runs them; a final
+ * partial CFB block as the block steps end one. */
+static void run_whole(const fb_lane_job *j, size_t s, const fb_lane_choice *e, scratch *w)
+{
+	const fb_kernel *k = e->kernel;
+	unsigned bs = j->block_size;
+	size_t nb = j->len[s] / bs, r = j->len[s] % bs;
+	int cbc = j->mode == FB_CBC;
+	memset(w->ks, 0, k->ks_size);
+	fb_setkey(k, cbc ? FB_KS_DEC : FB_KS_ENC, w->ks, j->keys[s], j->keylen);
+	memcpy(w->cv, j->ivs[s], bs);
+	if (nb)
+		(cbc ? k->cbc_dec : k->cfb_dec)(w->ks, j->out[s], j->in[s], nb, w->cv);
+	if (r) { /* CFB: P = C ^ E(C'), and C zero-padded chains on */
+		k->encrypt(w->ks, w->y, w->cv, 1);
+		memset(w->cv, 0, bs);
+		memcpy(w->cv, j->in[s] + nb * bs, r);
+		fb_xor(j->out[s] + nb * bs, j->in[s] + nb * bs, w->y, r);
+	}
+	memcpy(j->ivs[s], w->cv, bs);
+}
+
 /* ---- the call ------------------------------------------------------------------------ */
 
 /* Bytes of lane keys or key schedule any engine of the family may need. */
@@ -280,10 +303,12 @@ static void run_sets(const fb_lane_job *j, size_t n, const fb_selection_query *q
 			fb_select_lanes(q, n - done, order ? SIZE_MAX - order[done].lo : (j->len[lane[done]] + bs - 1) / bs,
 					j->keylen <= bs, &e);
 		if (e.lanes && e.lanes->run && !w->fused) /* cannot happen: sets only shrink */
-			e = (fb_lane_choice){ e.kernel, NULL };
+			e = (fb_lane_choice){ e.kernel, NULL, 0 };
 		size_t nl = e.lanes ? e.lanes->max_lanes : 1;
 		nl = n - done < nl ? n - done : nl;
-		if (e.lanes && e.lanes->run)
+		if (e.whole)
+			run_whole(j, lane[done], &e, w);
+		else if (e.lanes && e.lanes->run)
 			e.lanes->run(j, lane + done, nl, w->fused);
 		else
 			run_set(j, lane + done, nl, &e, w);
