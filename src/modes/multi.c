@@ -7,7 +7,9 @@
  * own key (seed 001's multi-channel CBC, ipsec-mb's multi-buffer manager).
  * Streams are sorted by length, longest first, and cut into lane sets; for
  * each set src/select.c names the lane engine (fb_lanes in src/internal.h)
- * or, where none pays, a kernel that runs one stream at a time. Each block
+ * or, where none pays, a kernel that runs one stream at a time. CBC and
+ * CFB decryption are parallel within a stream, so there a long enough
+ * stream runs alone on its blocks in parallel (run_whole). Each block
  * step gathers one block per lane, runs the cipher on all lanes and
  * scatters the results; a lane whose stream has ended idles. Chaining is
  * XORs and copies of public lengths: with a constant-time engine the whole
