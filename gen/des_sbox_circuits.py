@@ -465,16 +465,20 @@ def c_sbox_macro(c):
 
 
 def c_round_macro(mode):
-    """DES_BS_<MODE>_ROUND(A, B, KX): A ^= f(B), with KX(plane, j) the caller's
-    key XOR of R plane B[...] with round-key bit j."""
+    """DES_BS_<MODE>_ROUND_AT(AT, A, B, KX): A ^= f(B), with AT(P, i) the
+    lvalue of plane i of P and KX(plane, j) the caller's key XOR of an R
+    plane with round-key bit j; DES_BS_<MODE>_ROUND(A, B, KX) is the form
+    for arrays of planes (AT(P, i) = P[i])."""
     e, pinv = e_planes(), p_inverse()
     lines = []
     for s in range(8):
-        ins = ", ".join(f"KX((B)[{e[6 * s + t]}], {6 * s + t})" for t in range(6))
-        outs = ", ".join(f"(A)[{pinv[4 * s + k]}]" for k in range(4))
+        ins = ", ".join(f"KX(AT(B, {e[6 * s + t]}), {6 * s + t})" for t in range(6))
+        outs = ", ".join(f"AT(A, {pinv[4 * s + k]})" for k in range(4))
         lines.append(f"\tDES_BS_{mode.upper()}_S{s + 1}({ins}, {outs}); \\\n")
-    return (f"#define DES_BS_{mode.upper()}_ROUND(A, B, KX) do {{ \\\n" + "".join(lines) +
-            "} while (0)\n")
+    m = mode.upper()
+    return (f"#define DES_BS_{m}_ROUND_AT(AT, A, B, KX) do {{ \\\n" + "".join(lines) +
+            "} while (0)\n"
+            f"#define DES_BS_{m}_ROUND(A, B, KX) DES_BS_{m}_ROUND_AT(DES_BS_AT_INDEX, A, B, KX)\n")
 
 
 def c_table(name, ctype, vals, per=16):
@@ -506,6 +510,8 @@ def render(circs):
         "#include <stdint.h>",
         "",
     ]
+    parts.append("/* Plane i of an array of planes P (the rounds' default accessor). */\n"
+                 "#define DES_BS_AT_INDEX(P, i) ((P)[i])\n")
     for mode in MODES:
         for s in range(8):
             parts.append(c_sbox_macro(circs[(s, mode)]))

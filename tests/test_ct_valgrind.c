@@ -121,15 +121,37 @@ static inline __m512i _mm512_xor_si512(__m512i a, __m512i b)
 		a.q[i] ^= b.q[i];
 	return a;
 }
-static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c, int imm)
+/* vpternlogq on one qword: bit imm[k] where (a, b, c) read k = 4a + 2b + c. */
+static inline uint64_t ternlog_q(uint64_t a, uint64_t b, uint64_t c, int imm)
 {
-	__m512i r = _mm512_setzero_si512();
+	uint64_t r = 0;
 	for (int k = 0; k < 8; k++)
 		if (imm >> k & 1)
-			for (int i = 0; i < 8; i++)
-				r.q[i] |= (k & 4 ? a.q[i] : ~a.q[i]) & (k & 2 ? b.q[i] : ~b.q[i]) &
-					  (k & 1 ? c.q[i] : ~c.q[i]);
+			r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
 	return r;
+}
+static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c, int imm)
+{
+	for (int i = 0; i < 8; i++)
+		a.q[i] = ternlog_q(a.q[i], b.q[i], c.q[i], imm);
+	return a;
+}
+
+/* The 256-bit forms des/bs-avx512's lane engine runs on lanes 0-255. */
+typedef union {
+	uint64_t q[4];
+} __m256i;
+static inline __m256i _mm256_xor_si256(__m256i a, __m256i b)
+{
+	for (int i = 0; i < 4; i++)
+		a.q[i] ^= b.q[i];
+	return a;
+}
+static inline __m256i _mm256_ternarylogic_epi64(__m256i a, __m256i b, __m256i c, int imm)
+{
+	for (int i = 0; i < 4; i++)
+		a.q[i] = ternlog_q(a.q[i], b.q[i], c.q[i], imm);
+	return a;
 }
 
 /* Byte t of a table of n bytes, chosen without a data-dependent address

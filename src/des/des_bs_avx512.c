@@ -558,29 +558,62 @@ TGT static inline void round512l(V *restrict a, const V *restrict b, const V *rk
 	DES_BS_LUT_ROUND(a, b, KXL);
 }
 
-TGT static void pass512l(V *st, const V *kp, int dec, int swap, bg_queue *q)
+/* The same round on lanes 0-255 only: the low 256 bits of every plane (qwords
+ * 0-3 of a plane are lanes 0-255, see the transposition). On AMD Zen 4 a zmm
+ * operation takes a 256-bit pipe twice, so with at most 256 lanes in use
+ * the ymm round does the same work in half the time. */
+typedef __m256i H;
+#define AT_LO(P, i) (*(H *)&(P)[i])
+#define KXL_LO(p, j) _mm256_xor_si256((p), AT_LO(rk, des_bs_lk_off[j]))
+
+#undef BS_T
+#undef BS_LUT
+#undef BS_XOR
+#define BS_T H
+#define BS_LUT(a, b, c, imm) _mm256_ternarylogic_epi64((a), (b), (c), (imm))
+#define BS_XOR(a, b) _mm256_xor_si256((a), (b))
+TGT static inline void round256l(V *restrict a, const V *restrict b, const V *rk)
+{
+	DES_BS_LUT_ROUND_AT(AT_LO, a, b, KXL_LO);
+}
+#undef BS_T
+#undef BS_LUT
+#undef BS_XOR
+#define BS_T V
+#define BS_LUT(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))
+#define BS_XOR(a, b) _mm512_xor_si512((a), (b))
+
+/* 16 rounds; half: lanes 0-255 only (round256l). */
+TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
 	for (int i = 0; i < 8; i++) {
-		round512l(a, b, kp + des_bs_lk_rot[dec ? 15 - 2 * i : 2 * i]);
-		round512l(b, a, kp + des_bs_lk_rot[dec ? 14 - 2 * i : 2 * i + 1]);
+		const V *k0 = kp + des_bs_lk_rot[dec ? 15 - 2 * i : 2 * i];
+		const V *k1 = kp + des_bs_lk_rot[dec ? 14 - 2 * i : 2 * i + 1];
+		if (half) {
+			round256l(a, b, k0);
+			round256l(b, a, k1);
+		} else {
+			round512l(a, b, k0);
+			round512l(b, a, k1);
+		}
 		bg_some(q);
 	}
 }
 
-TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec, bg_queue *q)
+TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec, int half, bg_queue *q)
 {
 	const V *k1 = kp, *k2 = kp + DES_BS512_LK_PLANES, *k3 = kp + 2 * DES_BS512_LK_PLANES;
 	if (nkeys == 1) {
-		pass512l(st, k1, dec, 0, q);
+		pass512l(st, k1, dec, 0, half, q);
 	} else if (!dec) {
-		pass512l(st, k1, 0, 0, q);
-		pass512l(st, k2, 1, 1, q);
-		pass512l(st, k3, 0, 0, q);
+		pass512l(st, k1, 0, 0, half, q);
+		pass512l(st, k2, 1, 1, half, q);
+		pass512l(st, k3, 0, 0, half, q);
 	} else {
-		pass512l(st, k3, 1, 0, q);
-		pass512l(st, k2, 0, 1, q);
-		pass512l(st, k1, 1, 0, q);
+		pass512l(st, k3, 1, 0, half, q);
+		pass512l(st, k2, 0, 1, half, q);
+		pass512l(st, k1, 1, 0, half, q);
 	}
 }
 
@@ -644,6 +677,7 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 	const V *kp = kpv;
 	V *s = sv;
 	bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0 };
+	int half = nl <= 256; /* lanes 0-255 only: round256l */
 	size_t slots = nsteps * nkeys * 8;
 	q.per = slots ? (q.ng + slots - 1) / slots : 0;
 	if (mode == FB_CBC && enc) { /* C = E(P ^ C'): the chain XOR folded into the transposition */
@@ -652,7 +686,7 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
 			V *cur = st[t & 1];
 			in512c(cur, in, nl, chain, cswap);
-			crypt512l(cur, kp, nkeys, 0, &q);
+			crypt512l(cur, kp, nkeys, 0, half, &q);
 			out512(out, cur, nl, OUT_PLAIN, NULL, _mm512_setzero_si512(), 0);
 			chain = cur;
 			cswap = 32;
@@ -662,24 +696,24 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 	} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
 			in512(st[0], in, nl);
-			crypt512l(st[0], kp, nkeys, 1, &q);
+			crypt512l(st[0], kp, nkeys, 1, half, &q);
 			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS512_ROW : prev, _mm512_setzero_si512(), 0);
 		}
 	} else {
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
 			const uint8_t *pr = t ? in - DES_BS512_ROW : prev; /* the row before this one */
 			if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
-				crypt512l(s, kp, nkeys, 0, &q);
+				crypt512l(s, kp, nkeys, 0, half, &q);
 				out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
 				in512(s, out, nl);
 			} else if (mode == FB_CFB) { /* P = C ^ E(C') */
 				in512(st[0], pr, nl);
-				crypt512l(st[0], kp, nkeys, 0, &q);
+				crypt512l(st[0], kp, nkeys, 0, half, &q);
 				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
 			} else { /* OFB: O = E(O'), C = P ^ O */
 				for (int j = 0; j < 64; j++)
 					st[0][j] = s[j];
-				crypt512l(st[0], kp, nkeys, 0, &q);
+				crypt512l(st[0], kp, nkeys, 0, half, &q);
 				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
 				chain_from(s, st[0]);
 			}

@@ -86,8 +86,10 @@ extern const fb_lanes fb_des_bs512_lanes;
  *    offset off (less the skew) of the outputs, whole blocks up to each
  *    lane's length. Lanes 8 ng and up are not touched.
  *  - fb_des_bs512_multi_steps: nsteps block steps of mode (FB_CBC, FB_CFB,
- *    FB_OFB) over consecutive rows in -> out for nl lanes; prev is the row
- *    before the first (CBC and CFB decryption chain from it), state the
+ *    FB_OFB) over consecutive rows in -> out for nl lanes (with nl <= 256
+ *    the rounds run on lanes 0-255 only, and the planes' other lanes are
+ *    left undefined); prev is the row before the first (CBC and CFB
+ *    decryption chain from it), state the
  *    chaining planes of CBC/CFB encryption and OFB between calls. Between
  *    its rounds it does the work in bg (NULL: none): the scatter of the
  *    previous chunk and prefetches. work: DES_BS512_WORK_SIZE bytes of

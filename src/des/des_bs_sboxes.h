@@ -14,6 +14,9 @@
 #define FB_DES_BS_SBOXES_H
 #include <stdint.h>
 
+/* Plane i of an array of planes P (the rounds' default accessor). */
+#define DES_BS_AT_INDEX(P, i) ((P)[i])
+
 /* S1: 28 gates, 4 separate XORs into L. */
 #define DES_BS_LUT_S1(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
 	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
@@ -289,16 +292,17 @@
 	(o1) = BS_XOR((o1), n26); \
 } while (0)
 
-#define DES_BS_LUT_ROUND(A, B, KX) do { \
-	DES_BS_LUT_S1(KX((B)[31], 0), KX((B)[0], 1), KX((B)[1], 2), KX((B)[2], 3), KX((B)[3], 4), KX((B)[4], 5), (A)[8], (A)[16], (A)[22], (A)[30]); \
-	DES_BS_LUT_S2(KX((B)[3], 6), KX((B)[4], 7), KX((B)[5], 8), KX((B)[6], 9), KX((B)[7], 10), KX((B)[8], 11), (A)[12], (A)[27], (A)[1], (A)[17]); \
-	DES_BS_LUT_S3(KX((B)[7], 12), KX((B)[8], 13), KX((B)[9], 14), KX((B)[10], 15), KX((B)[11], 16), KX((B)[12], 17), (A)[23], (A)[15], (A)[29], (A)[5]); \
-	DES_BS_LUT_S4(KX((B)[11], 18), KX((B)[12], 19), KX((B)[13], 20), KX((B)[14], 21), KX((B)[15], 22), KX((B)[16], 23), (A)[25], (A)[19], (A)[9], (A)[0]); \
-	DES_BS_LUT_S5(KX((B)[15], 24), KX((B)[16], 25), KX((B)[17], 26), KX((B)[18], 27), KX((B)[19], 28), KX((B)[20], 29), (A)[7], (A)[13], (A)[24], (A)[2]); \
-	DES_BS_LUT_S6(KX((B)[19], 30), KX((B)[20], 31), KX((B)[21], 32), KX((B)[22], 33), KX((B)[23], 34), KX((B)[24], 35), (A)[3], (A)[28], (A)[10], (A)[18]); \
-	DES_BS_LUT_S7(KX((B)[23], 36), KX((B)[24], 37), KX((B)[25], 38), KX((B)[26], 39), KX((B)[27], 40), KX((B)[28], 41), (A)[31], (A)[11], (A)[21], (A)[6]); \
-	DES_BS_LUT_S8(KX((B)[27], 42), KX((B)[28], 43), KX((B)[29], 44), KX((B)[30], 45), KX((B)[31], 46), KX((B)[0], 47), (A)[4], (A)[26], (A)[14], (A)[20]); \
+#define DES_BS_LUT_ROUND_AT(AT, A, B, KX) do { \
+	DES_BS_LUT_S1(KX(AT(B, 31), 0), KX(AT(B, 0), 1), KX(AT(B, 1), 2), KX(AT(B, 2), 3), KX(AT(B, 3), 4), KX(AT(B, 4), 5), AT(A, 8), AT(A, 16), AT(A, 22), AT(A, 30)); \
+	DES_BS_LUT_S2(KX(AT(B, 3), 6), KX(AT(B, 4), 7), KX(AT(B, 5), 8), KX(AT(B, 6), 9), KX(AT(B, 7), 10), KX(AT(B, 8), 11), AT(A, 12), AT(A, 27), AT(A, 1), AT(A, 17)); \
+	DES_BS_LUT_S3(KX(AT(B, 7), 12), KX(AT(B, 8), 13), KX(AT(B, 9), 14), KX(AT(B, 10), 15), KX(AT(B, 11), 16), KX(AT(B, 12), 17), AT(A, 23), AT(A, 15), AT(A, 29), AT(A, 5)); \
+	DES_BS_LUT_S4(KX(AT(B, 11), 18), KX(AT(B, 12), 19), KX(AT(B, 13), 20), KX(AT(B, 14), 21), KX(AT(B, 15), 22), KX(AT(B, 16), 23), AT(A, 25), AT(A, 19), AT(A, 9), AT(A, 0)); \
+	DES_BS_LUT_S5(KX(AT(B, 15), 24), KX(AT(B, 16), 25), KX(AT(B, 17), 26), KX(AT(B, 18), 27), KX(AT(B, 19), 28), KX(AT(B, 20), 29), AT(A, 7), AT(A, 13), AT(A, 24), AT(A, 2)); \
+	DES_BS_LUT_S6(KX(AT(B, 19), 30), KX(AT(B, 20), 31), KX(AT(B, 21), 32), KX(AT(B, 22), 33), KX(AT(B, 23), 34), KX(AT(B, 24), 35), AT(A, 3), AT(A, 28), AT(A, 10), AT(A, 18)); \
+	DES_BS_LUT_S7(KX(AT(B, 23), 36), KX(AT(B, 24), 37), KX(AT(B, 25), 38), KX(AT(B, 26), 39), KX(AT(B, 27), 40), KX(AT(B, 28), 41), AT(A, 31), AT(A, 11), AT(A, 21), AT(A, 6)); \
+	DES_BS_LUT_S8(KX(AT(B, 27), 42), KX(AT(B, 28), 43), KX(AT(B, 29), 44), KX(AT(B, 30), 45), KX(AT(B, 31), 46), KX(AT(B, 0), 47), AT(A, 4), AT(A, 26), AT(A, 14), AT(A, 20)); \
 } while (0)
+#define DES_BS_LUT_ROUND(A, B, KX) DES_BS_LUT_ROUND_AT(DES_BS_AT_INDEX, A, B, KX)
 
 /* S1: 56 gates, 4 separate XORs into L. */
 #define DES_BS_GATE_S1(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
@@ -779,16 +783,17 @@
 	(o4) = BS_XOR((o4), n53); \
 } while (0)
 
-#define DES_BS_GATE_ROUND(A, B, KX) do { \
-	DES_BS_GATE_S1(KX((B)[31], 0), KX((B)[0], 1), KX((B)[1], 2), KX((B)[2], 3), KX((B)[3], 4), KX((B)[4], 5), (A)[8], (A)[16], (A)[22], (A)[30]); \
-	DES_BS_GATE_S2(KX((B)[3], 6), KX((B)[4], 7), KX((B)[5], 8), KX((B)[6], 9), KX((B)[7], 10), KX((B)[8], 11), (A)[12], (A)[27], (A)[1], (A)[17]); \
-	DES_BS_GATE_S3(KX((B)[7], 12), KX((B)[8], 13), KX((B)[9], 14), KX((B)[10], 15), KX((B)[11], 16), KX((B)[12], 17), (A)[23], (A)[15], (A)[29], (A)[5]); \
-	DES_BS_GATE_S4(KX((B)[11], 18), KX((B)[12], 19), KX((B)[13], 20), KX((B)[14], 21), KX((B)[15], 22), KX((B)[16], 23), (A)[25], (A)[19], (A)[9], (A)[0]); \
-	DES_BS_GATE_S5(KX((B)[15], 24), KX((B)[16], 25), KX((B)[17], 26), KX((B)[18], 27), KX((B)[19], 28), KX((B)[20], 29), (A)[7], (A)[13], (A)[24], (A)[2]); \
-	DES_BS_GATE_S6(KX((B)[19], 30), KX((B)[20], 31), KX((B)[21], 32), KX((B)[22], 33), KX((B)[23], 34), KX((B)[24], 35), (A)[3], (A)[28], (A)[10], (A)[18]); \
-	DES_BS_GATE_S7(KX((B)[23], 36), KX((B)[24], 37), KX((B)[25], 38), KX((B)[26], 39), KX((B)[27], 40), KX((B)[28], 41), (A)[31], (A)[11], (A)[21], (A)[6]); \
-	DES_BS_GATE_S8(KX((B)[27], 42), KX((B)[28], 43), KX((B)[29], 44), KX((B)[30], 45), KX((B)[31], 46), KX((B)[0], 47), (A)[4], (A)[26], (A)[14], (A)[20]); \
+#define DES_BS_GATE_ROUND_AT(AT, A, B, KX) do { \
+	DES_BS_GATE_S1(KX(AT(B, 31), 0), KX(AT(B, 0), 1), KX(AT(B, 1), 2), KX(AT(B, 2), 3), KX(AT(B, 3), 4), KX(AT(B, 4), 5), AT(A, 8), AT(A, 16), AT(A, 22), AT(A, 30)); \
+	DES_BS_GATE_S2(KX(AT(B, 3), 6), KX(AT(B, 4), 7), KX(AT(B, 5), 8), KX(AT(B, 6), 9), KX(AT(B, 7), 10), KX(AT(B, 8), 11), AT(A, 12), AT(A, 27), AT(A, 1), AT(A, 17)); \
+	DES_BS_GATE_S3(KX(AT(B, 7), 12), KX(AT(B, 8), 13), KX(AT(B, 9), 14), KX(AT(B, 10), 15), KX(AT(B, 11), 16), KX(AT(B, 12), 17), AT(A, 23), AT(A, 15), AT(A, 29), AT(A, 5)); \
+	DES_BS_GATE_S4(KX(AT(B, 11), 18), KX(AT(B, 12), 19), KX(AT(B, 13), 20), KX(AT(B, 14), 21), KX(AT(B, 15), 22), KX(AT(B, 16), 23), AT(A, 25), AT(A, 19), AT(A, 9), AT(A, 0)); \
+	DES_BS_GATE_S5(KX(AT(B, 15), 24), KX(AT(B, 16), 25), KX(AT(B, 17), 26), KX(AT(B, 18), 27), KX(AT(B, 19), 28), KX(AT(B, 20), 29), AT(A, 7), AT(A, 13), AT(A, 24), AT(A, 2)); \
+	DES_BS_GATE_S6(KX(AT(B, 19), 30), KX(AT(B, 20), 31), KX(AT(B, 21), 32), KX(AT(B, 22), 33), KX(AT(B, 23), 34), KX(AT(B, 24), 35), AT(A, 3), AT(A, 28), AT(A, 10), AT(A, 18)); \
+	DES_BS_GATE_S7(KX(AT(B, 23), 36), KX(AT(B, 24), 37), KX(AT(B, 25), 38), KX(AT(B, 26), 39), KX(AT(B, 27), 40), KX(AT(B, 28), 41), AT(A, 31), AT(A, 11), AT(A, 21), AT(A, 6)); \
+	DES_BS_GATE_S8(KX(AT(B, 27), 42), KX(AT(B, 28), 43), KX(AT(B, 29), 44), KX(AT(B, 30), 45), KX(AT(B, 31), 46), KX(AT(B, 0), 47), AT(A, 4), AT(A, 26), AT(A, 14), AT(A, 20)); \
 } while (0)
+#define DES_BS_GATE_ROUND(A, B, KX) DES_BS_GATE_ROUND_AT(DES_BS_AT_INDEX, A, B, KX)
 
 /* State planes: st[0..31] = L bits 1..32, st[32..63] = R bits 1..32 (FIPS
  * numbering). Data planes: d = FIPS bit d+1 of the block (byte d/8, bit 7-d%8). */
