@@ -141,6 +141,12 @@ static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c,
 typedef union {
 	uint64_t q[4];
 } __m256i;
+static inline __m256i _mm256_set1_epi32(int v)
+{
+	uint64_t q = (uint64_t)(uint32_t)v * 0x100000001ull;
+	__m256i r = { { q, q, q, q } };
+	return r;
+}
 static inline __m256i _mm256_xor_si256(__m256i a, __m256i b)
 {
 	for (int i = 0; i < 4; i++)

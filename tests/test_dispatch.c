@@ -135,11 +135,11 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 	const char *one = ct ? e->one_ct : e->one;
 	uint32_t gfni = FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_AVX512BITALG | FB_CPU_GFNI;
 	int des = !strcmp(e->family, "des");
-	/* DES one-shot messages up to 1 KB in parallel modes run on
+	/* DES one-shot messages up to 640 bytes in parallel modes run on
 	 * des/gfni-avx512 alone where it runs (it is constant-time), else up
 	 * to 32 bytes on des/table-bmi2 (des/table without BMI2) alone */
 	int small = 1;
-	if (des && hint <= 1024 && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
+	if (des && hint <= 640 && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
 		p = s = "des/gfni-avx512";
 	else if (des && !ct && hint <= 32)
 		p = s = cpu & FB_CPU_BMI2 ? "des/table-bmi2" : "des/table";
@@ -157,7 +157,7 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 
 static void check_machine(const machine *m)
 {
-	static const size_t hints[] = { 16, 32, 33, 1024, 1025, 4096, SIZE_MAX };
+	static const size_t hints[] = { 16, 32, 33, 640, 641, 1024, 4096, SIZE_MAX };
 	for (size_t i = 0; fb_cipher_at(i); i++) {
 		const fb_cipher *c = fb_cipher_at(i);
 		const expect *e = NULL;
@@ -306,13 +306,16 @@ static void check_ladder(void)
 		{ AVX512_ALL, "aes-128-ecb", 1, 0, "aes/vaes-avx512", 16, SIZE_MAX, "" }, /* forced */
 		{ ZEN3, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "aes/aesni<4" }, /* vaes-avx2 is the widest */
 		{ ZEN2, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "" },
-		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table-bmi2<3" },
-		{ AVX512_ALL, "des-ede3-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/gfni-avx512<128" },
-		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<128 des/table-bmi2<3" },
-		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1000, "" },     /* one-shot: gfni alone */
-		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 1025, "des/gfni-avx512<128 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/gfni-avx512<65" },
+		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<72 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede-ecb", 1, 0, NULL, 16, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ctr", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<72 des/table-bmi2<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-cbc", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 640, "" },     /* one-shot: gfni alone */
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 641, "des/gfni-avx512<65 des/table-bmi2<3" },
 		{ AVX512_ALL, "des-ede3-ecb", 1, 0, "des/bs-avx512", 24, SIZE_MAX, "" },
-		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<128 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
 		{ ZEN2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table-bmi2<25" },
 		{ ZEN2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table-bmi2<25" },
 		{ ZEN2, "des-ede-ecb", 0, 0, NULL, 16, SIZE_MAX, "des/table-bmi2<25" },

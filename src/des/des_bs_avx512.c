@@ -49,6 +49,46 @@ TGT static __attribute__((noinline)) void round512(V *restrict a, const V *restr
 	DES_BS_LUT_ROUND(a, b, KX);
 }
 
+/* The same round on blocks 0-255 of a batch only: the low 256 bits of
+ * every plane (qwords 0-3, see the transposition). On AMD Zen 4 a zmm
+ * operation takes a 256-bit pipe twice, and on Intel ymm operations have
+ * three ports against zmm's two, so a batch of at most 256 blocks runs
+ * its rounds in ymm registers. */
+typedef __m256i H;
+#define AT_LO(P, i) (*(H *)&(P)[i])
+#undef BS_T
+#undef BS_LUT
+#undef BS_XOR
+#define BS_T H
+#define BS_LUT(a, b, c, imm) _mm256_ternarylogic_epi64((a), (b), (c), (imm))
+#define BS_XOR(a, b) _mm256_xor_si256((a), (b))
+#define KX_LO(p, j) _mm256_xor_si256((p), _mm256_set1_epi32((int)k[j]))
+TGT static __attribute__((noinline)) void round256(V *restrict a, const V *restrict b, const uint32_t *k)
+{
+	DES_BS_LUT_ROUND_AT(AT_LO, a, b, KX_LO);
+}
+/* lane engine: per-lane round keys, rk the round's key planes */
+#define KXL_LO(p, j) _mm256_xor_si256((p), AT_LO(rk, des_bs_lk_off[j]))
+TGT static inline void round256l(V *restrict a, const V *restrict b, const V *rk)
+{
+	DES_BS_LUT_ROUND_AT(AT_LO, a, b, KXL_LO);
+}
+#undef BS_T
+#undef BS_LUT
+#undef BS_XOR
+#define BS_T V
+#define BS_LUT(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))
+#define BS_XOR(a, b) _mm512_xor_si512((a), (b))
+
+/* A round of a batch of at most 256 blocks (half) or more. */
+TGT static inline void round_of(V *restrict a, const V *restrict b, const uint32_t *k, int half)
+{
+	if (half)
+		round256(a, b, k);
+	else
+		round512(a, b, k);
+}
+
 /* One DES pass (16 rounds) over st with the 16x48 key words rk, forwards
  * (encryption) or backwards. swap exchanges the roles of the halves, which
  * is how the second pass of EDE continues from the first. With a second
@@ -58,28 +98,32 @@ TGT static __attribute__((noinline)) void round512(V *restrict a, const V *restr
  * time of one batch after the other, CBC and CFB decryption 0.94-0.99;
  * CTR, whose input needs no transposition, gained nothing and runs one
  * batch at a time). */
-TGT static void pass512(V *st, V *su, const uint32_t *rk, int dec, int swap)
+TGT static void pass512(V *st, V *su, const uint32_t *rk, int dec, int swap, int hs, int hu)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
 	V *c = su && swap ? su + 32 : su, *d = su && !swap ? su + 32 : su;
 	const uint32_t *k = dec ? rk + 15 * 48 : rk;
 	ptrdiff_t step = dec ? -48 : 48;
 	for (int r = 0; r < 8; r++) {
-		round512(a, b, k);
+		round_of(a, b, k, hs);
 		if (su)
-			round512(c, d, k);
+			round_of(c, d, k, hu);
 		k += step;
-		round512(b, a, k);
+		round_of(b, a, k, hs);
 		if (su)
-			round512(d, c, k);
+			round_of(d, c, k, hu);
 		k += step;
 	}
 }
 
-/* The rounds of one batch st, or of two (su, else NULL). */
-TGT static void crypt512(V *st, V *su, const des_bs_ks *ks, int dec)
+/* The rounds of one batch st of ns blocks, or of two (su of nu blocks,
+ * else NULL); a batch of at most 256 blocks on its low halves only. */
+TGT static void crypt512(V *st, size_t ns, V *su, size_t nu, const des_bs_ks *ks, int dec)
 {
-	DES_BS_CRYPT(pass512, st, su, ks, dec);
+	int hs = ns <= 256, hu = nu <= 256;
+#define PASS_H(st_, su_, rk_, dec_, swap_) pass512(st_, su_, rk_, dec_, swap_, hs, hu)
+	DES_BS_CRYPT(PASS_H, st, su, ks, dec);
+#undef PASS_H
 }
 
 /* ---- transposition ---------------------------------------------------------
@@ -558,32 +602,8 @@ TGT static inline void round512l(V *restrict a, const V *restrict b, const V *rk
 	DES_BS_LUT_ROUND(a, b, KXL);
 }
 
-/* The same round on lanes 0-255 only: the low 256 bits of every plane (qwords
- * 0-3 of a plane are lanes 0-255, see the transposition). On AMD Zen 4 a zmm
- * operation takes a 256-bit pipe twice, so with at most 256 lanes in use
- * the ymm round does the same work in half the time. */
-typedef __m256i H;
-#define AT_LO(P, i) (*(H *)&(P)[i])
-#define KXL_LO(p, j) _mm256_xor_si256((p), AT_LO(rk, des_bs_lk_off[j]))
 
-#undef BS_T
-#undef BS_LUT
-#undef BS_XOR
-#define BS_T H
-#define BS_LUT(a, b, c, imm) _mm256_ternarylogic_epi64((a), (b), (c), (imm))
-#define BS_XOR(a, b) _mm256_xor_si256((a), (b))
-TGT static inline void round256l(V *restrict a, const V *restrict b, const V *rk)
-{
-	DES_BS_LUT_ROUND_AT(AT_LO, a, b, KXL_LO);
-}
-#undef BS_T
-#undef BS_LUT
-#undef BS_XOR
-#define BS_T V
-#define BS_LUT(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))
-#define BS_XOR(a, b) _mm512_xor_si512((a), (b))
-
-/* 16 rounds; half: lanes 0-255 only (round256l). */
+/* 16 rounds; half: lanes 0-255 only (round256l, with round256 above). */
 TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
@@ -737,7 +757,7 @@ TGT static inline __attribute__((always_inline)) void bs512_ecb(const des_bs_ks 
 		int nb = fb_des_bs_batches(n, 512, m);
 		for (int i = 0; i < nb; i++)
 			IN512P(t2b)(st[i], in + 4096 * i, m[i], NULL);
-		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, dec);
+		crypt512(st[0], m[0], nb == 2 ? st[1] : NULL, m[1], ks, dec);
 		for (int i = 0; i < nb; i++)
 			out512(out + 4096 * i, st[i], m[i], OUT_PLAIN, NULL, _mm512_setzero_si512(), t2b);
 		in += 8 * (m[0] + m[1]);
@@ -754,7 +774,7 @@ TGT static inline __attribute__((always_inline)) void bs512_ctr(const des_bs_ks 
 	while (n) {
 		size_t m = n < 512 ? n : 512;
 		ctr_planes512(st, hi, lo);
-		crypt512(st, NULL, ks, 0);
+		crypt512(st, m, NULL, 0, ks, 0);
 		out512(out, st, m, OUT_XOR, in, _mm512_setzero_si512(), t2b);
 		lo += (uint32_t)m;
 		in += 8 * m;
@@ -785,7 +805,7 @@ TGT static inline __attribute__((always_inline)) void bs512_chain_dec(const des_
 		const V prev[2] = { _mm512_set1_epi64((long long)chain), _mm512_set1_epi64((long long)mid) };
 		for (int i = 0; i < nb; i++)
 			IN512P(t2b)(st[i], in + 4096 * i, m[i], cfb ? &prev[i] : NULL);
-		crypt512(st[0], nb == 2 ? st[1] : NULL, ks, !cfb);
+		crypt512(st[0], m[0], nb == 2 ? st[1] : NULL, m[1], ks, !cfb);
 		for (int i = 0; i < nb; i++)
 			out512(out + 4096 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 4096 * i, prev[i], t2b);
 		chain = next;

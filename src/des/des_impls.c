@@ -48,16 +48,17 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-/* One-shot DES/3DES messages (TSC ticks, des-ede3 on AMD Zen 4, 2026-11-24):
- *  - up to 1 KB in parallel modes: des/gfni-avx512 alone. Its key setup
- *    is ~1,100 ticks against ~2,100 for des/bs-avx512+table, and a 512-lane
- *    bitsliced batch runs mostly empty below 128 blocks: 64 bytes 1,196 vs
- *    3,146, 1 KB 6,890 vs 9,906; even at 1,536 bytes, 10.2k against 9.3k.
+/* One-shot DES/3DES messages (TSC ticks, AMD Zen 4, 2026-12-05):
+ *  - up to 640 bytes in parallel modes: des/gfni-avx512 alone. Its key
+ *    setup is ~1,100 ticks against ~2,100 for des/bs-avx512+table, and a
+ *    bitsliced batch costs the same at any fill up to 256 blocks: 3DES-CBC
+ *    decryption 512 bytes 3,506 against ~4,650, 768 bytes 5,240 against
+ *    ~4,650; DES 768 bytes 2,143 against ~2,100.
  *  - up to 32 bytes otherwise: des/table(-bmi2) alone, its key setup
  *    (~260/540 ticks) against the wide schedules (measured break-even
  *    32-48 bytes on AVX2), and at one or two blocks it beats des/table64. */
 static const struct fb_small_row small[] = {
-	{ &fb_des_gfni_avx512, 1024, 1 },
+	{ &fb_des_gfni_avx512, 640, 1 },
 #if FB_X86
 	{ &fb_des_table_bmi2, 32, 0 },
 #endif
@@ -71,10 +72,13 @@ static const struct fb_small_row small[] = {
  * (none has AVX2 without it; a feature mask can hide it). */
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
-	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 128, 1, 0,
-	  "vpermb S-box lookups cost per block; a bitsliced batch ~6,300 ticks (3DES) at any fill", 0 },
-	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 128, 1, 0,
-	  "the same for the vpermt2b-transposing variant", 0 },
+	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 72, 1, 8,
+	  "DES: vpermb S-box lookups cost per block (~23 TSC ticks); a bitsliced batch of up to 256 blocks "
+	  "(ymm rounds) ~1,700 at any fill, 257-512 ~3,000 (AMD Zen 4)", 0 },
+	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 65, 1, 24,
+	  "3DES: vpermb lookups ~61 a block; a batch of up to 256 blocks ~3,800, 257-512 ~6,300", 0 },
+	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 72, 1, 8, "the same for the vpermt2b-transposing variant", 0 },
+	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 65, 1, 24, "the same (3DES)", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table_bmi2, 3, 0, 0,
 	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0, "the same without BMI2", 0 },
