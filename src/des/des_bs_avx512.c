@@ -20,8 +20,10 @@
  *   out. CTR builds the counter planes directly (a bitsliced add of the lane
  *   index), so only the output is transposed; CBC decryption XORs the
  *   previous ciphertext while storing, last block first (in-place safe).
- * - Partial batches use masked loads and stores and cost a whole batch,
- *   so short runs and tails are the ladder's (src/des/des_impls.c).
+ * - Partial batches use masked loads and stores. A batch of at most 256
+ *   blocks runs its rounds in ymm on the planes' low halves (round256) and
+ *   costs about half a full one; any fill costs the same otherwise, so
+ *   short runs and tails are the ladder's (src/des/des_impls.c).
  */
 #include "des_bs_common.h"
 
@@ -602,8 +604,7 @@ TGT static inline void round512l(V *restrict a, const V *restrict b, const V *rk
 	DES_BS_LUT_ROUND(a, b, KXL);
 }
 
-
-/* 16 rounds; half: lanes 0-255 only (round256l, with round256 above). */
+/* 16 rounds; half: lanes 0-255 only (round256l). */
 TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
