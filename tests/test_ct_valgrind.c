@@ -137,7 +137,7 @@ static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c,
 	return a;
 }
 
-/* The 256-bit forms des/bs-avx512's lane engine runs on lanes 0-255. */
+/* The 256-bit forms des/bs-avx512 runs on blocks or lanes 0-255 (round256, round256l). */
 typedef union {
 	uint64_t q[4];
 } __m256i;

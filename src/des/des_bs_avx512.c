@@ -604,20 +604,22 @@ TGT static inline void round512l(V *restrict a, const V *restrict b, const V *rk
 	DES_BS_LUT_ROUND(a, b, KXL);
 }
 
-/* 16 rounds; half: lanes 0-255 only (round256l). */
+/* A lane round on lanes 0-255 only (half) or on all 512. */
+TGT static inline void round_of_l(V *restrict a, const V *restrict b, const V *rk, int half)
+{
+	if (half)
+		round256l(a, b, rk);
+	else
+		round512l(a, b, rk);
+}
+
+/* 16 rounds; half: lanes 0-255 only. */
 TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
 	for (int i = 0; i < 8; i++) {
-		const V *k0 = kp + des_bs_lk_rot[dec ? 15 - 2 * i : 2 * i];
-		const V *k1 = kp + des_bs_lk_rot[dec ? 14 - 2 * i : 2 * i + 1];
-		if (half) {
-			round256l(a, b, k0);
-			round256l(b, a, k1);
-		} else {
-			round512l(a, b, k0);
-			round512l(b, a, k1);
-		}
+		round_of_l(a, b, kp + des_bs_lk_rot[dec ? 15 - 2 * i : 2 * i], half);
+		round_of_l(b, a, kp + des_bs_lk_rot[dec ? 14 - 2 * i : 2 * i + 1], half);
 		bg_some(q);
 	}
 }

@@ -89,10 +89,9 @@ extern const fb_lanes fb_des_bs512_lanes;
  *    FB_OFB) over consecutive rows in -> out for nl lanes (with nl <= 256
  *    the rounds run on lanes 0-255 only, and the planes' other lanes are
  *    left undefined); prev is the row before the first (CBC and CFB
- *    decryption chain from it), state the
- *    chaining planes of CBC/CFB encryption and OFB between calls. Between
- *    its rounds it does the work in bg (NULL: none): the scatter of the
- *    previous chunk and prefetches. work: DES_BS512_WORK_SIZE bytes of
+ *    decryption chain from it), state the chaining planes of CBC/CFB
+ *    encryption and OFB between calls. Between its rounds it does the work
+ *    in bg (NULL: none): the scatter of the previous chunk and prefetches. work: DES_BS512_WORK_SIZE bytes of
  *    64-byte aligned scratch, which the caller wipes when done. */
 #define DES_BS512_LANE_KEYS_SIZE (3 * 112 * 64)
 #define DES_BS512_STATE_SIZE (64 * 64)
