@@ -56,6 +56,10 @@ static const char *mode_name(enum fb_mode m)
 	return m == FB_CBC ? "cbc" : m == FB_CFB ? "cfb" : "ofb";
 }
 
+/* Bytes past each output that must stay as they were: a line's worth, what
+ * a gather or scatter of whole cache lines could overrun. */
+#define GUARD 64
+
 /* One multi-stream call against n single-stream calls. */
 static void one_run(const char *fam, size_t klen, enum fb_mode mode, enum fb_direction dir, size_t n,
 		    size_t maxlen, const char *impl, int in_place)
@@ -77,9 +81,10 @@ static void one_run(const char *fam, size_t klen, enum fb_mode mode, enum fb_dir
 		keys[i] = malloc(klen);
 		ivs[i] = malloc(8);
 		iv0[i] = malloc(8);
-		in[i] = malloc(len[i] + 1);
+		in[i] = malloc(len[i] + GUARD);
 		ref[i] = malloc(len[i] + 1);
-		out[i] = in_place ? in[i] : malloc(len[i] + 1);
+		out[i] = in_place ? in[i] : malloc(len[i] + GUARD);
+		memset(out[i] + len[i], 0xA5, GUARD);
 		for (size_t b = 0; b < klen; b++)
 			keys[i][b] = (uint8_t)rnd();
 		for (int b = 0; b < 8; b++)
@@ -105,6 +110,11 @@ static void one_run(const char *fam, size_t klen, enum fb_mode mode, enum fb_dir
 		CHECK(!memcmp(out[i], ref[i], len[i]), "%s %s n=%zu impl=%s%s: stream %zu (%zu bytes) differs",
 		      name, dir == FB_ENCRYPT ? "enc" : "dec", n, impl ? impl : "auto", in_place ? " in place" : "",
 		      i, len[i]);
+		size_t past = 0;
+		while (past < GUARD && out[i][len[i] + past] == 0xA5)
+			past++;
+		CHECK(past == GUARD, "%s n=%zu impl=%s: stream %zu written past its end (byte %zu)", name, n,
+		      impl ? impl : "auto", i, past);
 		if (len[i] % 8 == 0) {
 			uint8_t want[8];
 			expected_iv(fam, mode, keys[i], klen, iv0[i], ctcopy[i], len[i], want);
@@ -237,7 +247,7 @@ int main(void)
 				 * decryption run each one alone (fb_select_lanes, whole) */
 				one_run(fams[f], klens[f], modes[m], dir, 12, 9000, NULL, (int)(m == 1));
 				/* long streams: the 512-lane engine starts lane groups
-				 * some cache lines apart (des_bs_avx512_lanes.c, BS_SKEW_MAX) */
+				 * some cache lines apart (des_bs_lanes.c, BS_SKEW_MAX) */
 				one_run(fams[f], klens[f], modes[m], dir, quick ? 100 : 520, quick ? 1100 : 3300, NULL,
 					d);
 			}

@@ -377,106 +377,295 @@ TGT static void bs256_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, s
 	chain_dec256(ks, out, in, n, iv, 1);
 }
 
-/* ---- lane engine: every lane its own key (fb_multi_crypt) ------------------------ */
+/* ---- lane engine: every lane its own key (des_bs_lanes.c) ----------------------- */
 
-/* Lane keys in plane form: the 256 lanes' keys transposed like data, so
- * plane d holds FIPS key bit d + 1 of every lane. A round XORs in the
- * planes its key bits name (des_bs_key_bit), so the schedule is one
- * transposition per key: 2 KB per DES key, all of it in L1. */
-typedef struct {
-	V k[3][64];
-	unsigned nkeys;
-} bs256_lane_keys;
+/* Up to 512 lanes as two batches of 256 (lanes 256h..256h+255 in batch h,
+ * bytes 2048h.. of a row), whose rounds alternate as pass256's do. Lane
+ * keys in plane form, laid out as des/bs-avx512's (see des_bs_avx512.c):
+ * each lane's key transposed like a data block, then the halves C0 and D0
+ * after PC1 twice over in 112 planes, so that round r's key bit j is plane
+ * des_bs_lk_rot[r] + des_bs_lk_off[j], a constant displacement from one
+ * base pointer a round (indexing by a table of key bits cost a load of the
+ * index beside each plane's). 3.5 KB per DES key and batch, in L1. */
+#define LK_PLANES 112
+_Static_assert(sizeof(V[2][3][LK_PLANES]) <= DES_BS_LANE_KEYS_SIZE, "key plane room");
+_Static_assert(2 * 64 * sizeof(V) <= DES_BS_STATE_SIZE, "state room");
 
-TGT static void lane_planes(V *kp, const uint8_t *const *keys, size_t off, size_t nl)
+/* Lanes of batch h in use when nl are. */
+static inline size_t batch_lanes(size_t nl, int h)
 {
-	const V mk[3] = BIT_MASKS;
-	V m[64], r[8];
-	_Alignas(32) uint64_t q[4];
-	for (int g = 0; g < 8; g++) {
-		for (int i = 0; i < 8; i++) {
-			for (int l = 0; l < 4; l++) {
-				size_t b = 4 * (size_t)(8 * g + i) + (size_t)l;
-				q[l] = 0;
-				if (b < nl)
-					memcpy(&q[l], keys[b] + off, 8);
-			}
-			r[i] = _mm256_load_si256((const void *)q);
+	size_t lo = 256 * (size_t)h;
+	return nl <= lo ? 0 : nl - lo < 256 ? nl - lo : 256;
+}
+
+TGT static void lane_keys256(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
+{
+	_Alignas(32) uint8_t tmp[8 * 256];
+	_Alignas(32) V t[64];
+	V(*kp)[3][LK_PLANES] = kpv;
+	for (int h = 0; h < 2 && batch_lanes(nl, h); h++) {
+		size_t n = batch_lanes(nl, h);
+		for (unsigned p = 0; p < nkeys; p++) {
+			for (size_t l = 0; l < n; l++)
+				memcpy(tmp + 8 * l, kbuf + 24 * (256 * (size_t)h + l) + 8 * p, 8);
+			in256(t, tmp, n, NULL);
+			for (int k = 0; k < LK_PLANES; k++)
+				kp[h][p][k] = t[des_bs_lk_src[k]];
 		}
-		tr_half1(m, r, g, mk);
 	}
-	for (int g = 0; g < 8; g++) { /* row g + 8i is key plane 8i + 7 - g, as in in256 */
-		tr_half2(r, m, g);
-		for (int i = 0; i < 8; i++)
-			kp[8 * i + 7 - g] = r[i];
-	}
-	fb_wipe(m, sizeof m);
-	fb_wipe(r, sizeof r);
-	fb_wipe(q, sizeof q);
+	fb_wipe(tmp, sizeof tmp);
+	fb_wipe(t, sizeof t);
 }
 
-TGT static void bs256_lane_setkeys(void *ksp, const uint8_t *const *keys, size_t keylen, size_t nl)
+TGT static void load256(void *planes, const uint8_t *blocks, size_t nl)
 {
-	bs256_lane_keys *ks = ksp;
-	ks->nkeys = keylen == 8 ? 1 : 3;
-	lane_planes(ks->k[0], keys, 0, nl);
-	if (keylen > 8) {
-		lane_planes(ks->k[1], keys, 8, nl);
-		lane_planes(ks->k[2], keys, keylen == 24 ? 16 : 0, nl);
+	V(*s)[64] = planes;
+	for (int h = 0; h < 2 && batch_lanes(nl, h); h++)
+		in256(s[h], blocks + 2048 * h, batch_lanes(nl, h), NULL);
+}
+
+/* Lane group j of a batch (blocks 8j..8j+7) is bits 2j and 2j + 1 of every
+ * qword of a plane. */
+TGT static void load_groups256(void *planes, const uint8_t *blocks, size_t nl, const uint8_t sel[64])
+{
+	_Alignas(32) V t[64];
+	V(*s)[64] = planes;
+	for (int h = 0; h < 2 && batch_lanes(nl, h); h++) {
+		uint64_t m = 0;
+		for (int j = 0; j < 32; j++)
+			m |= (uint64_t)(sel[32 * h + j] & 3) << 2 * j;
+		V msk = _mm256_set1_epi64x((long long)m);
+		in256(t, blocks + 2048 * h, batch_lanes(nl, h), NULL);
+		for (int p = 0; p < 64; p++)
+			s[h][p] = _mm256_or_si256(_mm256_and_si256(msk, t[p]), _mm256_andnot_si256(msk, s[h][p]));
+	}
+	fb_wipe(t, sizeof t);
+}
+
+/* ---- gathers and scatters of lane groups (des_bs_common.h) */
+
+/* Transposes the 4x4 qword matrix of rows *a..*d in place. */
+TGT static inline void tr4q(V *a, V *b, V *c, V *d)
+{
+	V t0 = _mm256_unpacklo_epi64(*a, *b), t1 = _mm256_unpackhi_epi64(*a, *b);
+	V t2 = _mm256_unpacklo_epi64(*c, *d), t3 = _mm256_unpackhi_epi64(*c, *d);
+	*a = _mm256_permute2x128_si256(t0, t2, 0x20);
+	*b = _mm256_permute2x128_si256(t1, t3, 0x20);
+	*c = _mm256_permute2x128_si256(t0, t2, 0x31);
+	*d = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+/* Transposes the 8x8 qword matrix whose row m is z[2m] (qwords 0-3) and
+ * z[2m + 1] (4-7): the diagonal 4x4 blocks in place, the other two
+ * transposed and exchanged. */
+TGT static inline void tr8x8q(V z[16])
+{
+	tr4q(&z[0], &z[2], &z[4], &z[6]);
+	tr4q(&z[9], &z[11], &z[13], &z[15]);
+	tr4q(&z[1], &z[3], &z[5], &z[7]);
+	tr4q(&z[8], &z[10], &z[12], &z[14]);
+	for (int i = 0; i < 4; i++) {
+		V x = z[2 * i + 1];
+		z[2 * i + 1] = z[2 * i + 8];
+		z[2 * i + 8] = x;
 	}
 }
 
-#define KXL(p, j) _mm256_xor_si256((p), K[k[j]])
+/* Eight rows (block steps) of lane group j from the cache line at offset
+ * off of each of its eight inputs; missing blocks read as zeros. */
+TGT static void gather_group(uint8_t *rows, const des_bs_lanes *ln, size_t off, size_t j)
+{
+	V z[16];
+	size_t o = fb_des_bs_group_off(ln, j, off);
+	int whole = o != SIZE_MAX && o + 64 <= ln->full[j]; /* every lane has the whole line */
+	_Pragma("GCC unroll 8")
+	for (int m = 0; m < 8; m++) {
+		size_t b = 8 * j + (size_t)m, r = whole ? 64 : fb_des_bs_lane_bytes(ln, b, o);
+		const uint8_t *p = ln->in[b] + (r ? o : 0);
+		if (r >= 64) {
+			z[2 * m] = _mm256_loadu_si256((const void *)p);
+			z[2 * m + 1] = _mm256_loadu_si256((const void *)(p + 32));
+		} else {
+			z[2 * m] = _mm256_maskload_epi64((const long long *)(const void *)p, lanes(0, r / 8));
+			z[2 * m + 1] = _mm256_maskload_epi64((const long long *)(const void *)(p + 32), lanes(4, r / 8));
+		}
+	}
+	tr8x8q(z);
+	_Pragma("GCC unroll 8")
+	for (int t = 0; t < 8; t++) {
+		uint8_t *row = rows + DES_BS_ROW * (size_t)t + 64 * j;
+		_mm256_storeu_si256((void *)row, z[2 * t]);
+		_mm256_storeu_si256((void *)(row + 32), z[2 * t + 1]);
+	}
+}
 
-TGT static inline void round256_lanes(V *restrict a, const V *restrict b, const V *K, const uint8_t *k)
+/* The mirror image: eight row pieces back to the lines at offset off of
+ * lane group j's outputs, whole blocks only. */
+TGT static void scatter_group(const des_bs_lanes *ln, size_t off, const uint8_t *rows, size_t j)
+{
+	V z[16];
+	_Pragma("GCC unroll 8")
+	for (int t = 0; t < 8; t++) {
+		const uint8_t *row = rows + DES_BS_ROW * (size_t)t + 64 * j;
+		z[2 * t] = _mm256_loadu_si256((const void *)row);
+		z[2 * t + 1] = _mm256_loadu_si256((const void *)(row + 32));
+	}
+	tr8x8q(z);
+	size_t o = fb_des_bs_group_off(ln, j, off);
+	int whole = o != SIZE_MAX && o + 64 <= ln->full[j];
+	_Pragma("GCC unroll 8")
+	for (int m = 0; m < 8; m++) {
+		size_t b = 8 * j + (size_t)m, r = whole ? 64 : fb_des_bs_lane_bytes(ln, b, o);
+		uint8_t *p = ln->out[b] + (r ? o : 0);
+		if (r >= 64) {
+			_mm256_storeu_si256((void *)p, z[2 * m]);
+			_mm256_storeu_si256((void *)(p + 32), z[2 * m + 1]);
+		} else {
+			_mm256_maskstore_epi64((long long *)(void *)p, lanes(0, r / 8), z[2 * m]);
+			_mm256_maskstore_epi64((long long *)(void *)(p + 32), lanes(4, r / 8), z[2 * m + 1]);
+		}
+	}
+}
+
+TGT static void bg_some(des_bs_bg_queue *q)
+{
+	DES_BS_BG_SOME(q, scatter_group);
+}
+
+/* ---- lane rounds and steps */
+
+#define KXL(p, j) _mm256_xor_si256((p), rk[des_bs_lk_off[j]])
+
+TGT static inline void round256_lanes(V *restrict a, const V *restrict b, const V *rk)
 {
 	DES_BS_GATE_ROUND(a, b, KXL);
 }
 
-TGT static void pass256_lanes(V *st, const V *K, int dec, int swap)
+/* 16 rounds on batch st with the key planes k0, and on su (else NULL)
+ * with k1, the two batches' rounds alternating. */
+TGT static void pass256l(V *st, V *su, const V *k0, const V *k1, int dec, int swap, des_bs_bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
-	for (int r = 0; r < 16; r += 2) {
-		round256_lanes(a, b, K, des_bs_key_bit + 48 * (dec ? 15 - r : r));
-		round256_lanes(b, a, K, des_bs_key_bit + 48 * (dec ? 14 - r : r + 1));
+	V *c = su && swap ? su + 32 : su, *d = su && !swap ? su + 32 : su;
+	for (int i = 0; i < 8; i++) {
+		int r0 = dec ? 15 - 2 * i : 2 * i, r1 = dec ? 14 - 2 * i : 2 * i + 1;
+		round256_lanes(a, b, k0 + des_bs_lk_rot[r0]);
+		if (su)
+			round256_lanes(c, d, k1 + des_bs_lk_rot[r0]);
+		round256_lanes(b, a, k0 + des_bs_lk_rot[r1]);
+		if (su)
+			round256_lanes(d, c, k1 + des_bs_lk_rot[r1]);
+		bg_some(q);
 	}
 }
 
-TGT static void bs256_lane_step(const void *ksp, uint8_t *out, const uint8_t *in, size_t nl, int dec)
+TGT static void crypt256l(V (*st)[64], int nb, const V (*kp)[3][LK_PLANES], unsigned nkeys, int dec,
+			  des_bs_bg_queue *q)
 {
-	const bs256_lane_keys *ks = ksp;
-	_Alignas(32) V st[64];
-	in256(st, in, nl, NULL);
-	if (ks->nkeys == 1) {
-		pass256_lanes(st, ks->k[0], dec, 0);
+	V *su = nb == 2 ? st[1] : NULL;
+	if (nkeys == 1) {
+		pass256l(st[0], su, kp[0][0], kp[1][0], dec, 0, q);
 	} else if (!dec) {
-		pass256_lanes(st, ks->k[0], 0, 0);
-		pass256_lanes(st, ks->k[1], 1, 1);
-		pass256_lanes(st, ks->k[2], 0, 0);
+		pass256l(st[0], su, kp[0][0], kp[1][0], 0, 0, q);
+		pass256l(st[0], su, kp[0][1], kp[1][1], 1, 1, q);
+		pass256l(st[0], su, kp[0][2], kp[1][2], 0, 0, q);
 	} else {
-		pass256_lanes(st, ks->k[2], 1, 0);
-		pass256_lanes(st, ks->k[1], 0, 1);
-		pass256_lanes(st, ks->k[0], 1, 0);
+		pass256l(st[0], su, kp[0][2], kp[1][2], 1, 0, q);
+		pass256l(st[0], su, kp[0][1], kp[1][1], 0, 1, q);
+		pass256l(st[0], su, kp[0][0], kp[1][0], 1, 0, q);
 	}
-	out256(out, st, nl, OUT_PLAIN, NULL, 0);
-	fb_wipe(st, sizeof st);
 }
 
-/* One step costs a 256-block batch whatever the lane count, so it pays
- * from about DES_BS256_LANES_MIN streams on against des/table's four
- * lanes (bench/limits.md): on Zen 4 under the AVX2 mask, 8 KB a stream of
- * CBC encryption, des/table runs ~199 MB/s (DES) and ~81 (3DES) for any
- * count from 16, the bitsliced steps DES 191 at 24 streams and 218 at 28,
- * 3DES 77 and 89. */
-#define DES_BS256_LANES_MIN 26
+/* The chaining value's planes (IP domain) from the preoutput planes st:
+ * IP(FP(R16 L16)) is R16 L16, the halves of st swapped. */
+TGT static inline void chain_from(V *s, const V *st)
+{
+	for (int j = 0; j < 32; j++) {
+		s[j] = st[j + 32];
+		s[j + 32] = st[j];
+	}
+}
 
-static const fb_lanes bs256_lanes = {
-	.max_lanes = 256,
-	.constant_time = 1,
-	.min_lanes = DES_BS256_LANES_MIN,
-	.keys_size = sizeof(bs256_lane_keys),
-	.setkeys = bs256_lane_setkeys,
-	.step = bs256_lane_step,
+/* multi_steps256's scratch (the caller's, wiped by it at the end). */
+typedef struct ms_work {
+	V st[2][2][64];
+} ms_work;
+_Static_assert(sizeof(ms_work) <= DES_BS_WORK_SIZE, "DES_BS_WORK_SIZE");
+
+/* The batches' output rows: each batch's planes to its lanes of out, XORed
+ * with the same lanes of src (OUT_XOR) or as they are (src NULL). */
+TGT static void out_rows(uint8_t *out, V (*st)[64], const size_t n[2], const uint8_t *src)
+{
+	for (int h = 0; h < 2 && n[h]; h++)
+		out256(out + 2048 * h, st[h], n[h], src ? OUT_XOR : OUT_PLAIN, src ? src + 2048 * h : NULL, 0);
+}
+
+TGT static void in_rows(V (*st)[64], const uint8_t *in, const size_t n[2])
+{
+	for (int h = 0; h < 2 && n[h]; h++)
+		in256(st[h], in + 2048 * h, n[h], NULL);
+}
+
+TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int enc, void *sv, const uint8_t *prev,
+			       const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl, const des_bs_bg *bg,
+			       void *work)
+{
+	ms_work *mw = work;
+	const V(*kp)[3][LK_PLANES] = kpv;
+	V(*s)[64] = sv;
+	const size_t n[2] = { batch_lanes(nl, 0), batch_lanes(nl, 1) };
+	int nb = n[1] ? 2 : 1;
+	des_bs_bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0 };
+	size_t slots = nsteps * nkeys * 8;
+	q.per = slots ? (q.ng + slots - 1) / slots : 0;
+	for (size_t t = 0; t < nsteps; t++, in += DES_BS_ROW, out += DES_BS_ROW) {
+		const uint8_t *pr = t ? in - DES_BS_ROW : prev; /* the row before this one */
+		V(*cur)[64] = mw->st[t & 1];
+		if (mode == FB_CBC && enc) { /* C = E(P ^ C') */
+			in_rows(cur, in, n);
+			for (int h = 0; h < nb; h++) {
+				const V *c = t ? mw->st[(t - 1) & 1][h] : s[h];
+				unsigned cs = t ? 32 : 0; /* C' as preoutput planes: halves swapped */
+				for (unsigned p = 0; p < 64; p++)
+					cur[h][p] = _mm256_xor_si256(cur[h][p], c[p ^ cs]);
+			}
+			crypt256l(cur, nb, kp, nkeys, 0, &q);
+			out_rows(out, cur, n, NULL);
+			if (t + 1 == nsteps)
+				for (int h = 0; h < nb; h++)
+					chain_from(s[h], cur[h]);
+		} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
+			in_rows(cur, in, n);
+			crypt256l(cur, nb, kp, nkeys, 1, &q);
+			out_rows(out, cur, n, pr);
+		} else if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
+			crypt256l(s, nb, kp, nkeys, 0, &q);
+			out_rows(out, s, n, in);
+			in_rows(s, out, n);
+		} else if (mode == FB_CFB) { /* P = C ^ E(C') */
+			in_rows(cur, pr, n);
+			crypt256l(cur, nb, kp, nkeys, 0, &q);
+			out_rows(out, cur, n, in);
+		} else { /* OFB: O = E(O'), C = P ^ O */
+			for (int h = 0; h < nb; h++)
+				memcpy(cur[h], s[h], sizeof cur[h]);
+			crypt256l(cur, nb, kp, nkeys, 0, &q);
+			out_rows(out, cur, n, in);
+			for (int h = 0; h < nb; h++)
+				chain_from(s[h], cur[h]);
+		}
+	}
+	q.per = q.ng; /* what the rounds did not take */
+	bg_some(&q);
+}
+
+const des_bs_lane_ops fb_des_bs256_ops = {
+	.lane_keys = lane_keys256,
+	.load = load256,
+	.load_groups = load_groups256,
+	.gather_group = gather_group,
+	.scatter_group = scatter_group,
+	.multi_steps = multi_steps256,
 };
 
 /* Key setup: the round-key words of des_bs_ks.rk, eight at a time
@@ -520,7 +709,7 @@ const fb_kernel fb_des_bs_avx2 = {
 	.setkey = setkey256,
 	.fills_schedule = 1,
 	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32,
-	.cbc_dec = bs256_cbc_dec, .cfb_dec = bs256_cfb_dec, .lanes = &bs256_lanes,
+	.cbc_dec = bs256_cbc_dec, .cfb_dec = bs256_cfb_dec, .lanes = &fb_des_bs256_lanes,
 };
 
 #endif /* FB_X86 */

@@ -459,7 +459,7 @@ TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
 
 /* ---- many streams, every lane its own key (fb_multi_crypt) -------------------------
  *
- * The engine of fb_multi_crypt's 512-lane sets (des_bs_avx512_lanes.c). */
+ * The engine of fb_multi_crypt's 512-lane sets (des_bs_lanes.c). */
 
 /* Per-lane keys: each lane's key transposed like a data block (key bit d in
  * plane des_bs_ip[d]), then laid out as the halves C0 and D0 of the key
@@ -469,7 +469,7 @@ TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
  * bit j is plane des_bs_lk_rot[r] + des_bs_lk_off[j]: one base pointer per
  * round and constant displacements. Tables: gen/des_sbox_circuits.py. */
 #define DES_BS512_LK_PLANES 112
-_Static_assert(DES_BS512_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key plane room");
+_Static_assert(DES_BS_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key plane room");
 
 
 /* The multi-stream engine transposes with in512 (IN512_BODY, with the CBC
@@ -480,21 +480,7 @@ TGT static void in512c(V *st, const uint8_t *in, size_t n, const V *chain, unsig
 	IN512_BODY(st, in, n, (const V *)NULL, chain, cswap, 0);
 }
 
-/* ---- gathers, scatters, prefetches
- *
- * The lines of lane group j (lanes 8j..8j+7) at engine offset off are at
- * offset off - skew[j] of their streams (SIZE_MAX: the group has not
- * started). */
-static inline size_t group_off(const des_bs512_lanes *ln, size_t j, size_t off)
-{
-	return off >= ln->skew[j] ? off - ln->skew[j] : SIZE_MAX;
-}
-
-/* Bytes of lane b from offset o on (0 for o = SIZE_MAX). */
-static inline size_t lane_bytes(const des_bs512_lanes *ln, size_t b, size_t o)
-{
-	return ln->len[b] > o ? ln->len[b] - o : 0;
-}
+/* ---- gathers, scatters, prefetches (lane groups: des_bs_common.h) ------------- */
 
 static inline __mmask8 blocks_mask(size_t r)
 {
@@ -504,10 +490,10 @@ static inline __mmask8 blocks_mask(size_t r)
 /* Eight rows (block steps) of lane group j from the cache line at offset
  * off of each of its eight inputs: one 8x8 qword transpose. Missing blocks
  * read as zeros. */
-TGT static inline void gather_group(uint8_t *rows, const des_bs512_lanes *ln, size_t off, size_t j)
+TGT static void gather_group(uint8_t *rows, const des_bs_lanes *ln, size_t off, size_t j)
 {
 	V z[8];
-	size_t o = group_off(ln, j, off);
+	size_t o = fb_des_bs_group_off(ln, j, off);
 	if (o != SIZE_MAX && o + 64 <= ln->full[j]) { /* every lane has the whole line */
 		_Pragma("GCC unroll 8")
 		for (int m = 0; m < 8; m++)
@@ -515,26 +501,26 @@ TGT static inline void gather_group(uint8_t *rows, const des_bs512_lanes *ln, si
 	} else {
 		_Pragma("GCC unroll 8")
 		for (int m = 0; m < 8; m++) {
-			size_t b = 8 * j + (size_t)m, r = lane_bytes(ln, b, o);
+			size_t b = 8 * j + (size_t)m, r = fb_des_bs_lane_bytes(ln, b, o);
 			z[m] = _mm512_maskz_loadu_epi64(blocks_mask(r), ln->in[b] + (r ? o : 0));
 		}
 	}
 	tr8x8q(z);
 	_Pragma("GCC unroll 8")
 	for (int t = 0; t < 8; t++)
-		_mm512_storeu_si512(rows + DES_BS512_ROW * (size_t)t + 64 * j, z[t]);
+		_mm512_storeu_si512(rows + DES_BS_ROW * (size_t)t + 64 * j, z[t]);
 }
 
 /* The mirror image: eight row pieces back to the lines at offset off of
  * lane group j's outputs, whole blocks only. */
-TGT static inline void scatter_group(const des_bs512_lanes *ln, size_t off, const uint8_t *rows, size_t j)
+TGT static void scatter_group(const des_bs_lanes *ln, size_t off, const uint8_t *rows, size_t j)
 {
 	V z[8];
 	_Pragma("GCC unroll 8")
 	for (int t = 0; t < 8; t++)
-		z[t] = _mm512_loadu_si512(rows + DES_BS512_ROW * (size_t)t + 64 * j);
+		z[t] = _mm512_loadu_si512(rows + DES_BS_ROW * (size_t)t + 64 * j);
 	tr8x8q(z);
-	size_t o = group_off(ln, j, off);
+	size_t o = fb_des_bs_group_off(ln, j, off);
 	if (o != SIZE_MAX && o + 64 <= ln->full[j]) {
 		_Pragma("GCC unroll 8")
 		for (int m = 0; m < 8; m++)
@@ -542,57 +528,15 @@ TGT static inline void scatter_group(const des_bs512_lanes *ln, size_t off, cons
 	} else {
 		_Pragma("GCC unroll 8")
 		for (int m = 0; m < 8; m++) {
-			size_t b = 8 * j + (size_t)m, r = lane_bytes(ln, b, o);
+			size_t b = 8 * j + (size_t)m, r = fb_des_bs_lane_bytes(ln, b, o);
 			_mm512_mask_storeu_epi64(ln->out[b] + (r ? o : 0), blocks_mask(r), z[m]);
 		}
 	}
 }
 
-/* Prefetch to L2 of lane group j's lines at offset off. */
-static inline void prefetch_group(const des_bs512_lanes *ln, size_t off, size_t j)
+TGT static void bg_some(des_bs_bg_queue *q)
 {
-	size_t o = group_off(ln, j, off);
-	for (size_t b = 8 * j; b < 8 * j + 8; b++)
-		if (lane_bytes(ln, b, o)) {
-			__builtin_prefetch(ln->in[b] + o, 0, 2);
-			if (ln->out[b] != ln->in[b])
-				__builtin_prefetch(ln->out[b] + o, 1, 2);
-		}
-}
-
-TGT void fb_des_bs512_gather(void *rows, const des_bs512_lanes *ln, size_t off)
-{
-	for (size_t j = 0; j < ln->ng; j++)
-		gather_group(rows, ln, off, j);
-}
-
-TGT void fb_des_bs512_scatter(const des_bs512_lanes *ln, size_t off, const void *rows)
-{
-	for (size_t j = 0; j < ln->ng; j++)
-		scatter_group(ln, off, rows, j);
-}
-
-/* Work done between the rounds of a chunk (des_bs512_bg): the scatter of
- * the previous chunk and prefetches, a lane group at a time, spread evenly
- * over the rounds (stores drain from the store buffer while the rounds run;
- * a burst would fill it, and the line fill buffers). Gathers are not done
- * here: a load that misses blocks retirement, and the rounds with it. */
-typedef struct bg_queue {
-	const des_bs512_bg *bg;
-	size_t js, jp, ng, per;
-} bg_queue;
-
-TGT static void bg_some(bg_queue *q)
-{
-	const des_bs512_bg *bg = q->bg;
-	if (!bg)
-		return;
-	for (size_t i = 0; i < q->per; i++) {
-		if (bg->scatter_rows && q->js < q->ng)
-			scatter_group(bg->ln, bg->scatter_off, bg->scatter_rows, q->js++);
-		if (bg->prefetch && q->jp < q->ng)
-			prefetch_group(bg->ln, bg->prefetch_off, q->jp++);
-	}
+	DES_BS_BG_SOME(q, scatter_group);
 }
 
 /* ---- rounds ----------------------------------------------------------------------- */
@@ -614,7 +558,7 @@ TGT static inline void round_of_l(V *restrict a, const V *restrict b, const V *r
 }
 
 /* 16 rounds; half: lanes 0-255 only. */
-TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, bg_queue *q)
+TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, des_bs_bg_queue *q)
 {
 	V *a = swap ? st + 32 : st, *b = swap ? st : st + 32;
 	for (int i = 0; i < 8; i++) {
@@ -624,7 +568,7 @@ TGT static void pass512l(V *st, const V *kp, int dec, int swap, int half, bg_que
 	}
 }
 
-TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec, int half, bg_queue *q)
+TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec, int half, des_bs_bg_queue *q)
 {
 	const V *k1 = kp, *k2 = kp + DES_BS512_LK_PLANES, *k3 = kp + 2 * DES_BS512_LK_PLANES;
 	if (nkeys == 1) {
@@ -642,7 +586,7 @@ TGT static void crypt512l(V *st, const V *kp, unsigned nkeys, int dec, int half,
 
 /* ---- entry points (des_bs_common.h) -------------------------------------------------- */
 
-TGT void fb_des_bs512_lane_keys(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
+TGT static void lane_keys512(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
 {
 	_Alignas(64) uint8_t tmp[8 * 512];
 	_Alignas(64) V t[64];
@@ -659,12 +603,12 @@ TGT void fb_des_bs512_lane_keys(void *kpv, const uint8_t *kbuf, size_t nl, unsig
 	fb_wipe(t, sizeof t);
 }
 
-TGT void fb_des_bs512_load(void *planes, const uint8_t *blocks, size_t nl)
+TGT static void load512(void *planes, const uint8_t *blocks, size_t nl)
 {
 	in512(planes, blocks, nl);
 }
 
-TGT void fb_des_bs512_load_groups(void *planes, const uint8_t *blocks, size_t nl, const uint8_t sel[64])
+TGT static void load_groups512(void *planes, const uint8_t *blocks, size_t nl, const uint8_t sel[64])
 {
 	_Alignas(64) V t[64];
 	V *s = planes;
@@ -685,28 +629,28 @@ TGT static inline void chain_from(V *s, const V *st)
 	}
 }
 
-/* fb_des_bs512_multi_steps's scratch (the caller's, wiped by it at the end). */
+/* multi_steps512's scratch (the caller's, wiped by it at the end). */
 typedef struct ms_work {
 	V st[2][64];
 } ms_work;
-_Static_assert(sizeof(ms_work) <= DES_BS512_WORK_SIZE, "DES_BS512_WORK_SIZE");
+_Static_assert(sizeof(ms_work) <= DES_BS_WORK_SIZE, "DES_BS_WORK_SIZE");
 
-TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int enc, void *sv,
+TGT static void multi_steps512(const void *kpv, unsigned nkeys, int mode, int enc, void *sv,
 				  const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl,
-				  const des_bs512_bg *bg, void *work)
+				  const des_bs_bg *bg, void *work)
 {
 	ms_work *mw = work;
 	V(*st)[64] = mw->st;
 	const V *kp = kpv;
 	V *s = sv;
-	bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0 };
+	des_bs_bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0 };
 	int half = nl <= 256; /* lanes 0-255 only: round256l */
 	size_t slots = nsteps * nkeys * 8;
 	q.per = slots ? (q.ng + slots - 1) / slots : 0;
 	if (mode == FB_CBC && enc) { /* C = E(P ^ C'): the chain XOR folded into the transposition */
 		const V *chain = s;
 		unsigned cswap = 0;
-		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
+		for (size_t t = 0; t < nsteps; t++, in += DES_BS_ROW, out += DES_BS_ROW) {
 			V *cur = st[t & 1];
 			in512c(cur, in, nl, chain, cswap);
 			crypt512l(cur, kp, nkeys, 0, half, &q);
@@ -717,14 +661,14 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 		if (nsteps)
 			chain_from(s, chain);
 	} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
-		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
+		for (size_t t = 0; t < nsteps; t++, in += DES_BS_ROW, out += DES_BS_ROW) {
 			in512(st[0], in, nl);
 			crypt512l(st[0], kp, nkeys, 1, half, &q);
-			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS512_ROW : prev, _mm512_setzero_si512(), 0);
+			out512(out, st[0], nl, OUT_XOR, t ? in - DES_BS_ROW : prev, _mm512_setzero_si512(), 0);
 		}
 	} else {
-		for (size_t t = 0; t < nsteps; t++, in += DES_BS512_ROW, out += DES_BS512_ROW) {
-			const uint8_t *pr = t ? in - DES_BS512_ROW : prev; /* the row before this one */
+		for (size_t t = 0; t < nsteps; t++, in += DES_BS_ROW, out += DES_BS_ROW) {
+			const uint8_t *pr = t ? in - DES_BS_ROW : prev; /* the row before this one */
 			if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
 				crypt512l(s, kp, nkeys, 0, half, &q);
 				out512(out, s, nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
@@ -745,6 +689,15 @@ TGT void fb_des_bs512_multi_steps(const void *kpv, unsigned nkeys, int mode, int
 	q.per = q.ng; /* what the rounds did not take */
 	bg_some(&q);
 }
+
+const des_bs_lane_ops fb_des_bs512_ops = {
+	.lane_keys = lane_keys512,
+	.load = load512,
+	.load_groups = load_groups512,
+	.gather_group = gather_group,
+	.scatter_group = scatter_group,
+	.multi_steps = multi_steps512,
+};
 
 /* ---- kernel entry points --------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /*
  * Shared pieces of the bitsliced DES/3DES kernels (des_bs_avx512.c,
- * des_bs_avx2.c) and des/bs-avx512's lane engine (des_bs_avx512_lanes.c).
+ * des_bs_avx2.c) and des/bs-avx512's lane engine (des_bs_lanes.c).
  *
  * Bitslicing: plane j of a batch holds state bit j of every block in the
  * batch, one block per bit lane, so E, P, IP and FP are free (they only
@@ -66,39 +66,40 @@ extern const fb_kernel fb_des_bs_avx512;
 extern const fb_kernel fb_des_bs_avx512_t2b;
 extern const fb_kernel fb_des_bs_avx2;
 
-/* ---- des/bs-avx512's lane engine (des_bs_avx512_lanes.c) ------------------ */
+/* ---- the bitsliced lane engines (des_bs_lanes.c) ------------------------ */
 
 extern const fb_lanes fb_des_bs512_lanes;
+extern const fb_lanes fb_des_bs256_lanes;
 
-
-/* des/bs-avx512: up to 512 lanes, every lane its own key and stream
- * (fb_multi_crypt's lane sets). A row is one block per lane, lane b at byte
- * 8 b; rows are DES_BS512_ROW bytes apart (a cache line of padding, so the
- * eight rows of a chunk do not share L1 sets).
- *  - fb_des_bs512_lane_keys: the keys kbuf (24 bytes per lane: K1 K2 K3) ->
- *    key planes kp (DES_BS512_LANE_KEYS_SIZE bytes, 64-byte aligned).
- *  - fb_des_bs512_load: a row of blocks (IVs) -> the chaining planes state;
- *    fb_des_bs512_load_groups the same for the lane groups j (lanes
- *    8j..8j+7) with sel[j] = 0xFF only (the others have sel[j] = 0).
- *  - fb_des_bs512_gather: the cache line at offset off of every lane's input
- *    (less its group's skew) -> eight rows, one per block step, missing
- *    blocks as zeros; fb_des_bs512_scatter: eight rows -> the lines at
- *    offset off (less the skew) of the outputs, whole blocks up to each
- *    lane's length. Lanes 8 ng and up are not touched.
- *  - fb_des_bs512_multi_steps: nsteps block steps of mode (FB_CBC, FB_CFB,
- *    FB_OFB) over consecutive rows in -> out for nl lanes (with nl <= 256
- *    the rounds run on lanes 0-255 only, and the planes' other lanes are
- *    left undefined); prev is the row before the first (CBC and CFB
- *    decryption chain from it), state the chaining planes of CBC/CFB
- *    encryption and OFB between calls. Between its rounds it does the work
- *    in bg (NULL: none): the scatter of the previous chunk and prefetches. work: DES_BS512_WORK_SIZE bytes of
- *    64-byte aligned scratch, which the caller wipes when done. */
-#define DES_BS512_LANE_KEYS_SIZE (3 * 112 * 64)
-#define DES_BS512_STATE_SIZE (64 * 64)
-#define DES_BS512_WORK_SIZE (8 * 1024)
-#define DES_BS512_ROW (8 * 512 + 64)
-#define DES_BS512_ROW_Q (DES_BS512_ROW / 8) /* in qwords */
-typedef struct des_bs512_lanes {
+/* Up to 512 lanes, every lane its own key and stream (fb_multi_crypt's lane
+ * sets), on des/bs-avx512's planes or on two batches of des/bs-avx2's. One
+ * driver (des_bs_lanes.c) runs both through a des_bs_lane_ops. A row is one
+ * block per lane, lane b at byte 8 b; rows are DES_BS_ROW bytes apart (a
+ * cache line of padding, so the eight rows of a chunk do not share L1 sets).
+ *  - lane_keys: the keys kbuf (24 bytes per lane: K1 K2 K3) -> key planes kp
+ *    (DES_BS_LANE_KEYS_SIZE bytes, 64-byte aligned).
+ *  - load: a row of blocks (IVs) -> the chaining planes state; load_groups
+ *    the same for the lane groups j (lanes 8j..8j+7) with sel[j] = 0xFF only
+ *    (the others have sel[j] = 0).
+ *  - gather_group: the cache line at offset off of each input of lane group
+ *    j (less its skew) -> its pieces of eight rows, one per block step,
+ *    missing blocks as zeros; scatter_group: the pieces of eight rows -> the
+ *    lines at offset off (less the skew) of the group's outputs, whole
+ *    blocks up to each lane's length.
+ *  - multi_steps: nsteps block steps of mode (FB_CBC, FB_CFB, FB_OFB) over
+ *    consecutive rows in -> out for nl lanes (lanes past nl are left
+ *    undefined); prev is the row before the first (CBC and CFB decryption
+ *    chain from it), state the chaining planes of CBC/CFB encryption and OFB
+ *    between calls. Between its rounds it does the work in bg (NULL: none):
+ *    the scatter of the previous chunk and prefetches. work:
+ *    DES_BS_WORK_SIZE bytes of 64-byte aligned scratch, which the caller
+ *    wipes when done. */
+#define DES_BS_LANE_KEYS_SIZE (3 * 112 * 64)
+#define DES_BS_STATE_SIZE (64 * 64)
+#define DES_BS_WORK_SIZE (8 * 1024)
+#define DES_BS_ROW (8 * 512 + 64)
+#define DES_BS_ROW_Q (DES_BS_ROW / 8) /* in qwords */
+typedef struct des_bs_lanes {
 	const uint8_t *in[512];
 	uint8_t *out[512];
 	size_t len[512]; /* bytes; 0 for an idle lane (its pointers still valid) */
@@ -106,21 +107,73 @@ typedef struct des_bs512_lanes {
 			  * offset off is offset off - skew[j] of its streams */
 	size_t full[64]; /* the shortest length in group j (0 if it has idle lanes) */
 	size_t ng;       /* lanes 0 .. 8 ng - 1 are used */
-} des_bs512_lanes;
-typedef struct des_bs512_bg {
-	const des_bs512_lanes *ln;
+} des_bs_lanes;
+typedef struct des_bs_bg {
+	const des_bs_lanes *ln;
 	const void *scatter_rows; /* NULL: no scatter */
 	size_t scatter_off;
 	int prefetch;             /* 0: no prefetch */
 	size_t prefetch_off;
-} des_bs512_bg;
-void fb_des_bs512_lane_keys(void *kp, const uint8_t *kbuf, size_t nl, unsigned nkeys);
-void fb_des_bs512_load(void *state, const uint8_t *blocks, size_t nl);
-void fb_des_bs512_load_groups(void *state, const uint8_t *blocks, size_t nl, const uint8_t sel[64]);
-void fb_des_bs512_gather(void *rows, const des_bs512_lanes *ln, size_t off);
-void fb_des_bs512_scatter(const des_bs512_lanes *ln, size_t off, const void *rows);
-void fb_des_bs512_multi_steps(const void *kp, unsigned nkeys, int mode, int enc, void *state,
-			      const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl,
-			      const des_bs512_bg *bg, void *work);
+} des_bs_bg;
+typedef struct des_bs_lane_ops {
+	void (*lane_keys)(void *kp, const uint8_t *kbuf, size_t nl, unsigned nkeys);
+	void (*load)(void *state, const uint8_t *blocks, size_t nl);
+	void (*load_groups)(void *state, const uint8_t *blocks, size_t nl, const uint8_t sel[64]);
+	void (*gather_group)(uint8_t *rows, const des_bs_lanes *ln, size_t off, size_t j);
+	void (*scatter_group)(const des_bs_lanes *ln, size_t off, const uint8_t *rows, size_t j);
+	void (*multi_steps)(const void *kp, unsigned nkeys, int mode, int enc, void *state, const uint8_t *prev,
+			    const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl, const des_bs_bg *bg,
+			    void *work);
+} des_bs_lane_ops;
+extern const des_bs_lane_ops fb_des_bs512_ops; /* des_bs_avx512.c */
+extern const des_bs_lane_ops fb_des_bs256_ops; /* des_bs_avx2.c */
+
+/* The lines of lane group j (lanes 8j..8j+7) at engine offset off are at
+ * offset off - skew[j] of their streams (SIZE_MAX: the group has not
+ * started). */
+static inline size_t fb_des_bs_group_off(const des_bs_lanes *ln, size_t j, size_t off)
+{
+	return off >= ln->skew[j] ? off - ln->skew[j] : SIZE_MAX;
+}
+
+/* Bytes of lane b from offset o on (0 for o = SIZE_MAX). */
+static inline size_t fb_des_bs_lane_bytes(const des_bs_lanes *ln, size_t b, size_t o)
+{
+	return ln->len[b] > o ? ln->len[b] - o : 0;
+}
+
+/* Prefetch to L2 of lane group j's lines at offset off. */
+static inline void fb_des_bs_prefetch_group(const des_bs_lanes *ln, size_t off, size_t j)
+{
+	size_t o = fb_des_bs_group_off(ln, j, off);
+	for (size_t b = 8 * j; b < 8 * j + 8; b++)
+		if (fb_des_bs_lane_bytes(ln, b, o)) {
+			__builtin_prefetch(ln->in[b] + o, 0, 2);
+			if (ln->out[b] != ln->in[b])
+				__builtin_prefetch(ln->out[b] + o, 1, 2);
+		}
+}
+
+/* Work done between the rounds of a chunk (des_bs_bg): the scatter of the
+ * previous chunk and prefetches, a lane group at a time, spread evenly over
+ * the rounds (stores drain from the store buffer while the rounds run; a
+ * burst would fill it, and the line fill buffers). Gathers are not done
+ * here: a load that misses blocks retirement, and the rounds with it.
+ * SCATTER_GROUP(ln, off, rows, j) is the engine's scatter of one group. */
+typedef struct des_bs_bg_queue {
+	const des_bs_bg *bg;
+	size_t js, jp, ng, per;
+} des_bs_bg_queue;
+
+#define DES_BS_BG_SOME(q, SCATTER_GROUP) do { \
+	des_bs_bg_queue *q_ = (q); \
+	const des_bs_bg *bg_ = q_->bg; \
+	for (size_t i_ = 0; bg_ && i_ < q_->per; i_++) { \
+		if (bg_->scatter_rows && q_->js < q_->ng) \
+			SCATTER_GROUP(bg_->ln, bg_->scatter_off, bg_->scatter_rows, q_->js++); \
+		if (bg_->prefetch && q_->jp < q_->ng) \
+			fb_des_bs_prefetch_group(bg_->ln, bg_->prefetch_off, q_->jp++); \
+	} \
+} while (0)
 
 #endif

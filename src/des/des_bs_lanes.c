@@ -1,8 +1,10 @@
 /*
- * des/bs-avx512's multi-lane engine (fb_multi_crypt, src/modes/multi.c):
+ * The bitsliced multi-lane engines (fb_multi_crypt, src/modes/multi.c):
  * up to 512 streams, every lane its own key, the chaining of CBC, CFB and
- * OFB done on the bitsliced planes between block steps. A fused engine in
- * the sense of fb_lanes.run: it gathers, chains and scatters itself.
+ * OFB done on the bitsliced planes between block steps. Fused engines in
+ * the sense of fb_lanes.run: they gather, chain and scatter themselves.
+ * One driver over des/bs-avx512's planes and des/bs-avx2's (two batches of
+ * 256 lanes), each through its des_bs_lane_ops (des_bs_common.h).
  */
 #include <string.h>
 #include "des_bs_common.h"
@@ -17,12 +19,12 @@ typedef struct {
 } lane_end;
 
 typedef struct {
-	_Alignas(64) unsigned char kplanes[DES_BS512_LANE_KEYS_SIZE];
-	_Alignas(64) unsigned char state[DES_BS512_STATE_SIZE];
-	_Alignas(64) unsigned char work[DES_BS512_WORK_SIZE];
-	_Alignas(64) uint64_t rin[8][DES_BS512_ROW_Q], rout[2][8][DES_BS512_ROW_Q], prev[512], ivrow[512];
+	_Alignas(64) unsigned char kplanes[DES_BS_LANE_KEYS_SIZE];
+	_Alignas(64) unsigned char state[DES_BS_STATE_SIZE];
+	_Alignas(64) unsigned char work[DES_BS_WORK_SIZE];
+	_Alignas(64) uint64_t rin[8][DES_BS_ROW_Q], rout[2][8][DES_BS_ROW_Q], prev[512], ivrow[512];
 	_Alignas(64) uint8_t kbuf[24 * 512];
-	des_bs512_lanes ln;
+	des_bs_lanes ln;
 	lane_end ends[512];
 	_Alignas(64) uint8_t dummy[64];
 } bs_scratch;
@@ -62,7 +64,14 @@ static void keys_of(const fb_lane_job *j, size_t s, const uint8_t *k[3])
  * Costs skews - 1 chunks of idle lanes per call, so only for long streams. */
 #define BS_SKEW_MAX 4
 
-/* The 512-lane engine. Stream i of the set (sorted by length, longest
+/* The lines at offset off of every lane group's inputs -> rows. */
+static void gather(const des_bs_lane_ops *ops, void *rows, const des_bs_lanes *ln, size_t off)
+{
+	for (size_t g = 0; g < ln->ng; g++)
+		ops->gather_group(rows, ln, off, g);
+}
+
+/* A 512-lane engine. Stream i of the set (sorted by length, longest
  * first) runs in lane i; lanes 8j..8j+7 form lane group j, whose cache
  * lines one 8x8 qword transpose turns into eight block steps. Steps go
  * eight at a time (a chunk: one cache line per stream) with the chaining
@@ -71,7 +80,8 @@ static void keys_of(const fb_lane_job *j, size_t s, const uint8_t *k[3])
  * rounds); while it runs, chunk c - 1 is scattered from the other output
  * rows and chunk c + 2 prefetched, a few lane groups between rounds.
  * Lengths and pointers are public; nothing here depends on keys or data. */
-static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch)
+static void lanes_run(const des_bs_lane_ops *ops, const fb_lane_job *j, const size_t *lane, size_t nl,
+		      void *scratch)
 {
 	bs_scratch *w = scratch;
 	unsigned nkeys = j->keylen == 8 ? 1 : 3;
@@ -82,7 +92,7 @@ static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 	if (!steps)
 		return; /* every stream empty: the IVs stay */
 	size_t nch = lines + skews - 1, nend = 0;
-	des_bs512_lanes *ln = &w->ln;
+	des_bs_lanes *ln = &w->ln;
 	lane_end *ends = w->ends;
 	ln->ng = ng;
 	memset(w->ivrow, 0, sizeof w->ivrow);
@@ -114,18 +124,18 @@ static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 		ln->full[g] = m; /* 0 if the group has an idle lane */
 	}
 	sort_ends(ends, nend);
-	fb_des_bs512_lane_keys(w->kplanes, w->kbuf, nb, nkeys);
+	ops->lane_keys(w->kplanes, w->kbuf, nb, nkeys);
 	if (dec_chain)
 		memcpy(w->prev, w->ivrow, sizeof w->prev);
 	else
-		fb_des_bs512_load(w->state, (const uint8_t *)w->ivrow, nb);
+		ops->load(w->state, (const uint8_t *)w->ivrow, nb);
 	for (size_t b = 0; b < nb; b++)
 		if (ln->len[b] > 64 && !ln->skew[b / 8])
 			__builtin_prefetch(ln->in[b] + 64, 0, 2);
-	fb_des_bs512_gather(w->rin, ln, 0);
+	gather(ops, w->rin, ln, 0);
 	size_t et = 0, ee = 0; /* ends[et..]: tails not yet read, ends[ee..]: not finished */
 	for (size_t c = 0; c < nch; c++) {
-		uint64_t(*rin)[DES_BS512_ROW_Q] = w->rin, (*rout)[DES_BS512_ROW_Q] = w->rout[c % 2];
+		uint64_t(*rin)[DES_BS_ROW_Q] = w->rin, (*rout)[DES_BS_ROW_Q] = w->rout[c % 2];
 		if (c && c < skews) { /* lane groups starting now start from their IVs */
 			uint8_t sel[64] = { 0 };
 			for (size_t g = c; g < ng; g += skews)
@@ -134,7 +144,7 @@ static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 				for (size_t g = c; g < ng; g += skews)
 					memcpy(&w->prev[8 * g], &w->ivrow[8 * g], 64);
 			else
-				fb_des_bs512_load_groups(w->state, (const uint8_t *)w->ivrow, nb, sel);
+				ops->load_groups(w->state, (const uint8_t *)w->ivrow, nb, sel);
 		}
 		/* a partial last block (CFB, OFB) enters zero-padded */
 		for (; et < nend && ends[et].chunk == c; et++) {
@@ -142,7 +152,7 @@ static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 			if (r)
 				memcpy(&rin[j->len[s] / 8 % 8][b], j->in[s] + j->len[s] / 8 * 8, r);
 		}
-		des_bs512_bg bg = { ln, NULL, 0, 0, 0 };
+		des_bs_bg bg = { ln, NULL, 0, 0, 0 };
 		if (c) {
 			bg.scatter_rows = w->rout[(c - 1) % 2];
 			bg.scatter_off = 64 * (c - 1);
@@ -151,7 +161,7 @@ static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 			bg.prefetch = 1;
 			bg.prefetch_off = 64 * (c + 2);
 		}
-		fb_des_bs512_multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
+		ops->multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
 					 (const uint8_t *)w->prev, (const uint8_t *)rin, (uint8_t *)rout, 8, nb, &bg,
 					 w->work);
 		/* streams that end in this chunk: the partial last block, the IV */
@@ -167,9 +177,20 @@ static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 		if (dec_chain)
 			memcpy(w->prev, rin[7], 8 * nb);
 		if (c + 1 < nch)
-			fb_des_bs512_gather(w->rin, ln, 64 * (c + 1));
+			gather(ops, w->rin, ln, 64 * (c + 1));
 	}
-	fb_des_bs512_scatter(ln, 64 * (nch - 1), w->rout[(nch - 1) % 2]);
+	for (size_t g = 0; g < ng; g++)
+		ops->scatter_group(ln, 64 * (nch - 1), (const uint8_t *)w->rout[(nch - 1) % 2], g);
+}
+
+static void bs512_run(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch)
+{
+	lanes_run(&fb_des_bs512_ops, j, lane, nl, scratch);
+}
+
+static void bs256_run(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch)
+{
+	lanes_run(&fb_des_bs256_ops, j, lane, nl, scratch);
 }
 
 /* Sets of at least 96 streams, and (DES / EDE) 2,048 / 1,024 lane-blocks:
@@ -181,6 +202,22 @@ const fb_lanes fb_des_bs512_lanes = {
 	.min_work = { 2048, 1024 },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs512_run,
+};
+
+/* des/bs-avx2's: a step costs a 256-lane batch whatever the lane count (two
+ * from 257 lanes), so it pays from about DES_BS256_LANES_MIN streams on
+ * against des/table's four lanes (bench/limits.md): on Zen 4 under the AVX2
+ * mask, 8 KB a stream of CBC encryption, des/table runs ~199 MB/s (DES) and
+ * ~81 (3DES) for any count from 16, the bitsliced steps DES 191 at 24
+ * streams and 218 at 28, 3DES 77 and 89. */
+#define DES_BS256_LANES_MIN 26
+
+const fb_lanes fb_des_bs256_lanes = {
+	.max_lanes = 512,
+	.constant_time = 1,
+	.min_lanes = DES_BS256_LANES_MIN,
+	.scratch_size = sizeof(bs_scratch),
+	.run = bs256_run,
 };
 
 #endif /* FB_X86 */
