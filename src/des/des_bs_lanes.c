@@ -206,10 +206,11 @@ const fb_lanes fb_des_bs512_lanes = {
 
 /* des/bs-avx2's: a step costs a 256-lane batch whatever the lane count (two
  * from 257 lanes), so it pays from about DES_BS256_LANES_MIN streams on
- * against des/table's four lanes (bench/limits.md): on Zen 4 under the AVX2
- * mask, 8 KB a stream of CBC encryption, des/table runs ~199 MB/s (DES) and
- * ~81 (3DES) for any count from 16, the bitsliced steps DES 191 at 24
- * streams and 218 at 28, 3DES 77 and 89. */
+ * against des/table-bmi2's four lanes (bench/limits.md): on Zen 4 under the
+ * AVX2 mask, 8 KB a stream of CBC encryption, the four lanes run ~105 TSC
+ * ticks a DES block and ~255 a 3DES block for any count from 20; this
+ * engine DES 121, 101 and 88 at 20, 24 and 28 streams, 3DES 310, 256 and
+ * 221. */
 #define DES_BS256_LANES_MIN 26
 
 const fb_lanes fb_des_bs256_lanes = {
