@@ -123,9 +123,10 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *  - run() (optional, instead of setkeys/step): a fused engine that runs a
  *    whole lane set, chaining included, with scratch_size bytes of 64-byte
  *    aligned scratch that the caller wipes.
- *  - The engine pays only for sets of at least min_lanes streams and
- *    min_work[one schedule ? 0 : 1] lane-blocks (streams x blocks of the
- *    longest); the selection (src/select.c) falls through to the next. */
+ *  - The engine pays only for sets of at least min_lanes[k] streams and
+ *    min_work[k] lane-blocks (streams x blocks of the longest), k = 0 for
+ *    one schedule (DES), 1 for EDE; the selection (src/select.c) falls
+ *    through to the next. */
 typedef struct fb_lane_job {
 	enum fb_mode mode; /* FB_CBC, FB_CFB or FB_OFB */
 	int enc;
@@ -141,7 +142,7 @@ typedef struct fb_lane_job {
 typedef struct fb_lanes {
 	unsigned max_lanes;
 	int constant_time;
-	size_t min_lanes;
+	size_t min_lanes[2];
 	size_t min_work[2];
 	size_t keys_size;
 	void (*setkeys)(void *ks, const uint8_t *const *keys, size_t keylen, size_t nl);

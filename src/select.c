@@ -170,7 +170,7 @@ static int lanes_pay(const fb_lanes *ln, size_t streams, size_t blocks, int one_
 {
 	size_t lanes = streams < ln->max_lanes ? streams : ln->max_lanes;
 	size_t work = ln->min_work[one_key ? 0 : 1];
-	return lanes >= ln->min_lanes && (!work || blocks >= (work + lanes - 1) / lanes);
+	return lanes >= ln->min_lanes[one_key ? 0 : 1] && (!work || blocks >= (work + lanes - 1) / lanes);
 }
 
 /* CBC and CFB decryption are parallel within a stream, so a stream can

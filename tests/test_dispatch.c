@@ -224,8 +224,9 @@ static void check_named_rows(void)
 
 /* The multi-stream engine per class and stream count (fb_select_lanes):
  * des/table-bmi2's four lanes (des/table's without BMI2) from 2 streams
- * where no wider engine pays, des/bs-avx2's 256 from 26, des/gfni-avx512
- * from one; "-" for one stream at a time. 8 KB a stream (1,024 blocks). */
+ * where no wider engine pays, des/bs-avx2's from 26, des/gfni-avx512 from
+ * one, des/bs-avx512 from 72 (DES) or 68 (EDE) streams; "-" for one stream
+ * at a time. 8 KB a stream (1,024 blocks). */
 static void check_lane_choice(void)
 {
 	const struct { uint32_t cpu; const char *cipher; size_t streams; unsigned flags; const char *want; } rows[] = {
@@ -239,6 +240,10 @@ static void check_lane_choice(void)
 		{ SSE, "des-ede3-cbc", 2, 0, "des/table" },
 		{ SSE, "des-cbc", 512, 0, "des/table" },
 		{ AVX512_ALL, "des-ede3-cbc", 2, 0, "des/gfni-avx512" },
+		{ AVX512_ALL, "des-ede3-cbc", 67, 0, "des/gfni-avx512" },
+		{ AVX512_ALL, "des-ede3-cbc", 68, 0, "des/bs-avx512" },
+		{ AVX512_ALL, "des-cbc", 71, 0, "des/gfni-avx512" },
+		{ AVX512_ALL, "des-cbc", 72, 0, "des/bs-avx512" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);

@@ -193,12 +193,16 @@ static void bs256_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 	lanes_run(&fb_des_bs256_ops, j, lane, nl, scratch);
 }
 
-/* Sets of at least 96 streams, and (DES / EDE) 2,048 / 1,024 lane-blocks:
- * below, the 32-lane des/gfni-avx512 engine is faster (docs/benchmarks.md). */
+/* Sets of at least 72 (DES) / 68 (EDE) streams and 2,048 / 1,024
+ * lane-blocks: below, the 32-lane des/gfni-avx512 engine is faster. On Zen 4
+ * (sets of at most 256 lanes run their rounds in ymm), CBC encryption of
+ * 512 B to 8 KB a stream, TSC ticks a block, gfni against this engine: DES
+ * x64 28-32 / 30-31, x72 31 / 28-30, x80 29-30 / 25-26; 3DES x64 62-64 /
+ * 67-72, x68 73-80 / 65-70, x72 67-68 / 60-65 (bench/limits.md). */
 const fb_lanes fb_des_bs512_lanes = {
 	.max_lanes = 512,
 	.constant_time = 1,
-	.min_lanes = 96,
+	.min_lanes = { 72, 68 },
 	.min_work = { 2048, 1024 },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs512_run,
@@ -216,7 +220,7 @@ const fb_lanes fb_des_bs512_lanes = {
 const fb_lanes fb_des_bs256_lanes = {
 	.max_lanes = 512,
 	.constant_time = 1,
-	.min_lanes = DES_BS256_LANES_MIN,
+	.min_lanes = { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs256_run,
 };
