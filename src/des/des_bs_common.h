@@ -1,6 +1,6 @@
 /*
  * Shared pieces of the bitsliced DES/3DES kernels (des_bs_avx512.c,
- * des_bs_avx2.c) and des/bs-avx512's lane engine (des_bs_lanes.c).
+ * des_bs_avx2.c) and the driver of their lane engines (des_bs_lanes.c).
  *
  * Bitslicing: plane j of a batch holds state bit j of every block in the
  * batch, one block per bit lane, so E, P, IP and FP are free (they only
