@@ -122,11 +122,13 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *    The drive layer does the chaining, the gathering and the scattering.
  *  - run() (optional, instead of setkeys/step): a fused engine that runs a
  *    whole lane set, chaining included, with scratch_size bytes of 64-byte
- *    aligned scratch that the caller wipes.
- *  - The engine pays only for sets of at least min_lanes[k] streams and
- *    min_work[k] lane-blocks (streams x blocks of the longest), k = 0 for
- *    one schedule (DES), 1 for EDE; the selection (src/select.c) falls
- *    through to the next. */
+ *    aligned scratch, which the caller wipes when the call is done: through
+ *    wipe(scratch, nl) with the most lanes of any set it ran, if given (a
+ *    small set touches a small part of a large scratch), else whole.
+ *  - The engine pays only for sets of at least min_lanes[k] streams, k = 0
+ *    for one schedule (DES), 1 for EDE, whatever their length (the fused
+ *    engines run only the block steps the longest stream needs); the
+ *    selection (src/select.c) falls through to the next. */
 typedef struct fb_lane_job {
 	enum fb_mode mode; /* FB_CBC, FB_CFB or FB_OFB */
 	int enc;
@@ -143,12 +145,12 @@ typedef struct fb_lanes {
 	unsigned max_lanes;
 	int constant_time;
 	size_t min_lanes[2];
-	size_t min_work[2];
 	size_t keys_size;
 	void (*setkeys)(void *ks, const uint8_t *const *keys, size_t keylen, size_t nl);
 	void (*step)(const void *ks, uint8_t *out, const uint8_t *in, size_t nl, int dec);
 	size_t scratch_size;
 	void (*run)(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch);
+	void (*wipe)(void *scratch, size_t nl);
 } fb_lanes;
 
 typedef struct fb_kernel {

@@ -166,11 +166,10 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 	return FB_OK;
 }
 
-static int lanes_pay(const fb_lanes *ln, size_t streams, size_t blocks, int one_key)
+static int lanes_pay(const fb_lanes *ln, size_t streams, int one_key)
 {
 	size_t lanes = streams < ln->max_lanes ? streams : ln->max_lanes;
-	size_t work = ln->min_work[one_key ? 0 : 1];
-	return lanes >= ln->min_lanes[one_key ? 0 : 1] && (!work || blocks >= (work + lanes - 1) / lanes);
+	return lanes >= ln->min_lanes[one_key ? 0 : 1];
 }
 
 /* CBC and CFB decryption are parallel within a stream, so a stream can
@@ -227,7 +226,7 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 	for (const fb_kernel *const *k = fam->parallel; *k; k++) {
 		const fb_lanes *ln = (*k)->lanes;
 		if (ln && runs_on(*k, q->cpu) && !(q->cpu & (*k)->avoid_on) && (!need_ct || ln->constant_time) &&
-		    lanes_pay(ln, streams, blocks, one_key)) {
+		    lanes_pay(ln, streams, one_key)) {
 			out->kernel = *k;
 			out->lanes = ln;
 			return FB_OK;

@@ -279,6 +279,9 @@ static void check_whole_streams(void)
 		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-cfb", 0, 16, 1024, 0, "whole des/bs-avx512-t2b" },
 		{ AVX512_ALL, "des-ede3-cbc", 0, 64, 64, 0, "whole des/gfni-avx512" }, /* one-shot row */
 		{ AVX512_ALL, "des-ede3-cbc", 0, 512, 64, 0, "des/bs-avx512" },
+		{ AVX512_ALL, "des-ede3-cbc", 1, 512, 1, 0, "des/bs-avx512" }, /* KCVs: one block a stream */
+		{ AVX512_ALL, "des-cbc", 1, 72, 1, 0, "des/bs-avx512" },
+		{ ZEN2, "des-ede3-cbc", 1, 512, 1, 0, "des/bs-avx2" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);

@@ -472,30 +472,40 @@ TGT static inline void tr8x8q(V z[16])
 }
 
 /* Eight rows (block steps) of lane group j from the cache line at offset
- * off of each of its eight inputs; missing blocks read as zeros. */
+ * off of each of its eight inputs; missing blocks read as zeros. Whole
+ * lines go through the transpose; a group with a lane short of its line
+ * (its stream's last or only line) goes qword by qword, which for streams
+ * of a block or two costs less than the transpose and vpmaskmovq (slow on
+ * AMD). */
 TGT static void gather_group(uint8_t *rows, const des_bs_lanes *ln, size_t off, size_t j)
 {
-	V z[16];
 	size_t o = fb_des_bs_group_off(ln, j, off);
-	int whole = o != SIZE_MAX && o + 64 <= ln->full[j]; /* every lane has the whole line */
-	_Pragma("GCC unroll 8")
-	for (int m = 0; m < 8; m++) {
-		size_t b = 8 * j + (size_t)m, r = whole ? 64 : fb_des_bs_lane_bytes(ln, b, o);
-		const uint8_t *p = ln->in[b] + (r ? o : 0);
-		if (r >= 64) {
+	if (o != SIZE_MAX && o + 64 <= ln->full[j]) { /* every lane has the whole line */
+		V z[16];
+		_Pragma("GCC unroll 8")
+		for (int m = 0; m < 8; m++) {
+			const uint8_t *p = ln->in[8 * j + (size_t)m] + o;
 			z[2 * m] = _mm256_loadu_si256((const void *)p);
 			z[2 * m + 1] = _mm256_loadu_si256((const void *)(p + 32));
-		} else {
-			z[2 * m] = _mm256_maskload_epi64((const long long *)(const void *)p, lanes(0, r / 8));
-			z[2 * m + 1] = _mm256_maskload_epi64((const long long *)(const void *)(p + 32), lanes(4, r / 8));
 		}
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < 8; t++) {
+			uint8_t *row = rows + DES_BS_ROW * (size_t)t + 64 * j;
+			_mm256_storeu_si256((void *)row, z[2 * t]);
+			_mm256_storeu_si256((void *)(row + 32), z[2 * t + 1]);
+		}
+		return;
 	}
-	tr8x8q(z);
-	_Pragma("GCC unroll 8")
 	for (int t = 0; t < 8; t++) {
 		uint8_t *row = rows + DES_BS_ROW * (size_t)t + 64 * j;
-		_mm256_storeu_si256((void *)row, z[2 * t]);
-		_mm256_storeu_si256((void *)(row + 32), z[2 * t + 1]);
+		_mm256_storeu_si256((void *)row, _mm256_setzero_si256());
+		_mm256_storeu_si256((void *)(row + 32), _mm256_setzero_si256());
+	}
+	for (size_t m = 0; m < 8; m++) {
+		size_t b = 8 * j + m, r = fb_des_bs_lane_bytes(ln, b, o);
+		for (size_t t = 0; t < 8 && 8 * t + 8 <= r; t++)
+			memcpy(rows + DES_BS_ROW * t + 64 * j + 8 * m, ln->in[b] + o + 8 * t, 8);
 	}
 }
 
@@ -503,27 +513,28 @@ TGT static void gather_group(uint8_t *rows, const des_bs_lanes *ln, size_t off, 
  * lane group j's outputs, whole blocks only. */
 TGT static void scatter_group(const des_bs_lanes *ln, size_t off, const uint8_t *rows, size_t j)
 {
-	V z[16];
-	_Pragma("GCC unroll 8")
-	for (int t = 0; t < 8; t++) {
-		const uint8_t *row = rows + DES_BS_ROW * (size_t)t + 64 * j;
-		z[2 * t] = _mm256_loadu_si256((const void *)row);
-		z[2 * t + 1] = _mm256_loadu_si256((const void *)(row + 32));
-	}
-	tr8x8q(z);
 	size_t o = fb_des_bs_group_off(ln, j, off);
-	int whole = o != SIZE_MAX && o + 64 <= ln->full[j];
-	_Pragma("GCC unroll 8")
-	for (int m = 0; m < 8; m++) {
-		size_t b = 8 * j + (size_t)m, r = whole ? 64 : fb_des_bs_lane_bytes(ln, b, o);
-		uint8_t *p = ln->out[b] + (r ? o : 0);
-		if (r >= 64) {
+	if (o != SIZE_MAX && o + 64 <= ln->full[j]) {
+		V z[16];
+		_Pragma("GCC unroll 8")
+		for (int t = 0; t < 8; t++) {
+			const uint8_t *row = rows + DES_BS_ROW * (size_t)t + 64 * j;
+			z[2 * t] = _mm256_loadu_si256((const void *)row);
+			z[2 * t + 1] = _mm256_loadu_si256((const void *)(row + 32));
+		}
+		tr8x8q(z);
+		_Pragma("GCC unroll 8")
+		for (int m = 0; m < 8; m++) {
+			uint8_t *p = ln->out[8 * j + (size_t)m] + o;
 			_mm256_storeu_si256((void *)p, z[2 * m]);
 			_mm256_storeu_si256((void *)(p + 32), z[2 * m + 1]);
-		} else {
-			_mm256_maskstore_epi64((long long *)(void *)p, lanes(0, r / 8), z[2 * m]);
-			_mm256_maskstore_epi64((long long *)(void *)(p + 32), lanes(4, r / 8), z[2 * m + 1]);
 		}
+		return;
+	}
+	for (size_t m = 0; m < 8; m++) {
+		size_t b = 8 * j + m, r = fb_des_bs_lane_bytes(ln, b, o);
+		for (size_t t = 0; t < 8 && 8 * t + 8 <= r; t++)
+			memcpy(ln->out[b] + o + 8 * t, rows + DES_BS_ROW * t + 64 * j + 8 * m, 8);
 	}
 }
 

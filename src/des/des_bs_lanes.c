@@ -64,6 +64,28 @@ static void keys_of(const fb_lane_job *j, size_t s, const uint8_t *k[3])
  * Costs skews - 1 chunks of idle lanes per call, so only for long streams. */
 #define BS_SKEW_MAX 4
 
+/* fb_lanes.wipe: what sets of at most nl lanes left of keys and data in the
+ * scratch: the key planes, the engine's planes and work, and the first
+ * lanes of every row (the lane pointers and lengths are public). Wiping the
+ * whole scratch (~160 KB) cost a call of 26 one-block streams about as
+ * much as its cipher. */
+static void bs_wipe(void *scratch, size_t nl)
+{
+	bs_scratch *w = scratch;
+	size_t nb = nl < 512 ? (nl + 7) / 8 * 8 : 512;
+	fb_wipe(w->kplanes, sizeof w->kplanes);
+	fb_wipe(w->state, sizeof w->state);
+	fb_wipe(w->work, sizeof w->work);
+	for (int t = 0; t < 8; t++) {
+		fb_wipe(w->rin[t], 8 * nb);
+		fb_wipe(w->rout[0][t], 8 * nb);
+		fb_wipe(w->rout[1][t], 8 * nb);
+	}
+	fb_wipe(w->prev, 8 * nb);
+	fb_wipe(w->ivrow, 8 * nb);
+	fb_wipe(w->kbuf, 24 * nb);
+}
+
 /* The lines at offset off of every lane group's inputs -> rows. */
 static void gather(const des_bs_lane_ops *ops, void *rows, const des_bs_lanes *ln, size_t off)
 {
@@ -95,7 +117,7 @@ static void lanes_run(const des_bs_lane_ops *ops, const fb_lane_job *j, const si
 	des_bs_lanes *ln = &w->ln;
 	lane_end *ends = w->ends;
 	ln->ng = ng;
-	memset(w->ivrow, 0, sizeof w->ivrow);
+	memset(w->ivrow, 0, 8 * nb);
 	memset(w->kbuf, 0, 24 * nb);
 	for (size_t b = 0; b < nb; b++) {
 		size_t s = b < nl ? lane[b] : 0;
@@ -161,9 +183,11 @@ static void lanes_run(const des_bs_lane_ops *ops, const fb_lane_job *j, const si
 			bg.prefetch = 1;
 			bg.prefetch_off = 64 * (c + 2);
 		}
-		ops->multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state,
-					 (const uint8_t *)w->prev, (const uint8_t *)rin, (uint8_t *)rout, 8, nb, &bg,
-					 w->work);
+		/* the last chunk holds the last steps of the longest stream (group
+		 * 0, never late) and of every late group: steps - 8 (lines - 1) */
+		size_t ns = c + 1 < nch ? 8 : steps - 8 * (lines - 1);
+		ops->multi_steps(w->kplanes, nkeys, j->mode, j->enc, w->state, (const uint8_t *)w->prev,
+				 (const uint8_t *)rin, (uint8_t *)rout, ns, nb, &bg, w->work);
 		/* streams that end in this chunk: the partial last block, the IV */
 		for (; ee < nend && ends[ee].chunk == c; ee++) {
 			size_t b = ends[ee].lane, s = lane[b];
@@ -193,19 +217,20 @@ static void bs256_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 	lanes_run(&fb_des_bs256_ops, j, lane, nl, scratch);
 }
 
-/* Sets of at least 72 (DES) / 68 (EDE) streams and 2,048 / 1,024
- * lane-blocks: below, the 32-lane des/gfni-avx512 engine is faster. On Zen 4
- * (sets of at most 256 lanes run their rounds in ymm), CBC encryption of
- * 512 B to 8 KB a stream, TSC ticks a block, gfni against this engine: DES
- * x64 28-32 / 30-31, x72 31 / 28-30, x80 29-30 / 25-26; 3DES x64 62-64 /
- * 67-72, x68 73-80 / 65-70, x72 67-68 / 60-65 (bench/limits.md). */
+/* Sets of at least 72 (DES) / 68 (EDE) streams, of any length: below, the
+ * 32-lane des/gfni-avx512 engine is faster. On Zen 4 (sets of at most 256
+ * lanes run their rounds in ymm), CBC encryption of 512 B to 8 KB a stream,
+ * TSC ticks a block, gfni against this engine: DES x64 28-32 / 30-31, x72
+ * 31 / 28-30, x80 29-30 / 25-26; 3DES x64 62-64 / 67-72, x68 73-80 / 65-70,
+ * x72 67-68 / 60-65; one-block streams x72 154 / 147 (DES), 318 / 255
+ * (3DES), x512 135 / 96 and 279 / 109 (bench/limits.md). */
 const fb_lanes fb_des_bs512_lanes = {
 	.max_lanes = 512,
 	.constant_time = 1,
 	.min_lanes = { 72, 68 },
-	.min_work = { 2048, 1024 },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs512_run,
+	.wipe = bs_wipe,
 };
 
 /* des/bs-avx2's: a step costs a 256-lane batch whatever the lane count (two
@@ -223,6 +248,7 @@ const fb_lanes fb_des_bs256_lanes = {
 	.min_lanes = { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs256_run,
+	.wipe = bs_wipe,
 };
 
 #endif /* FB_X86 */

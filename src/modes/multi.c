@@ -164,6 +164,10 @@ typedef struct {
 	const uint8_t *keyp[LANES_MAX];
 	void *ks;    /* lane keys or one kernel's schedule */
 	void *fused; /* a fused engine's scratch, or NULL */
+	const fb_lanes *fused_by; /* the fused engine that ran, and its most lanes */
+	size_t fused_nl;
+	int fused_whole; /* two engines' layouts: wipe it whole */
+	int steps_used;  /* run_set or run_whole wrote the blocks and ks */
 } scratch;
 
 /* Block steps over the lanes; bs is a constant at each call (8 or 16), so
@@ -228,6 +232,7 @@ static inline __attribute__((always_inline)) void steps(const fb_lane_job *j, co
 static void run_set(const fb_lane_job *j, const size_t *lane, size_t nl, const fb_lane_choice *e, scratch *w)
 {
 	unsigned bs = j->block_size;
+	w->steps_used = 1;
 	memset(w->x, 0, sizeof w->x); /* lanes past nl: defined, ignored */
 	for (size_t l = 0; l < nl; l++) {
 		w->keyp[l] = j->keys[lane[l]];
@@ -260,6 +265,7 @@ static void run_whole(const fb_lane_job *j, size_t s, const fb_lane_choice *e, s
 {
 	const fb_kernel *k = e->kernel;
 	unsigned bs = j->block_size;
+	w->steps_used = 1;
 	size_t nb = j->len[s] / bs, r = j->len[s] % bs;
 	int cbc = j->mode == FB_CBC;
 	memset(w->ks, 0, k->ks_size);
@@ -274,6 +280,24 @@ static void run_whole(const fb_lane_job *j, size_t s, const fb_lane_choice *e, s
 		fb_xor(j->out[s] + nb * bs, j->in[s] + nb * bs, w->y, r);
 	}
 	memcpy(j->ivs[s], w->cv, bs);
+}
+
+/* A set through a fused engine, noting what its scratch will need wiped. */
+static void run_fused(const fb_lane_job *j, const size_t *lane, size_t nl, const fb_lanes *ln, scratch *w)
+{
+	ln->run(j, lane, nl, w->fused);
+	w->fused_whole |= w->fused_by && w->fused_by != ln; /* another engine's layout */
+	w->fused_by = ln;
+	w->fused_nl = w->fused_nl > nl ? w->fused_nl : nl;
+}
+
+/* The fused scratch (bytes) after the call: by its engine, or whole. */
+static void wipe_fused(scratch *w, size_t bytes)
+{
+	if (w->fused_by && w->fused_by->wipe && !w->fused_whole)
+		w->fused_by->wipe(w->fused, w->fused_nl);
+	else
+		fb_wipe(w->fused, bytes);
 }
 
 /* ---- the call ------------------------------------------------------------------------ */
@@ -311,7 +335,7 @@ static void run_sets(const fb_lane_job *j, size_t n, const fb_selection_query *q
 		if (e.whole)
 			run_whole(j, lane[done], &e, w);
 		else if (e.lanes && e.lanes->run)
-			e.lanes->run(j, lane + done, nl, w->fused);
+			run_fused(j, lane + done, nl, e.lanes, w);
 		else
 			run_set(j, lane + done, nl, &e, w);
 		done += nl;
@@ -353,6 +377,10 @@ static int multi_call(const fb_cipher *c, enum fb_mode mode, enum fb_direction d
 	scratch *w = (scratch *)(void *)p;
 	w->ks = p + align64(sizeof(scratch));
 	w->fused = fused ? (unsigned char *)w->ks + align64(room) : NULL;
+	w->fused_by = NULL;
+	w->fused_nl = 0;
+	w->fused_whole = 0;
+	w->steps_used = 0;
 	region *reg = (region *)(void *)((unsigned char *)w->ks + align64(room) + align64(fused));
 	region *rd = reg + 2 * n, *tmp = rd + 3 * n;
 	region *order = checked ? rd : NULL; /* after the checks: by length, longest first (lo = SIZE_MAX - blocks) */
@@ -371,7 +399,14 @@ static int multi_call(const fb_cipher *c, enum fb_mode mode, enum fb_direction d
 		}
 		run_sets(&j, n, &q, &first, w, lane, order);
 	}
-	fb_wipe(mem, need);
+	/* What the call wrote of keys and data: the block steps' scratch and
+	 * the key schedule, the fused engine's scratch (its own wipe, what it
+	 * used). The stream order and the checks' regions are lengths and
+	 * addresses. */
+	if (fused)
+		wipe_fused(w, fused);
+	if (w->steps_used)
+		fb_wipe(p, align64(sizeof(scratch)) + align64(room));
 	free(mem);
 	return err;
 }
