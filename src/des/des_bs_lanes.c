@@ -148,7 +148,7 @@ static void lanes_run(const des_bs_lane_ops *ops, const fb_lane_job *j, const si
 	sort_ends(ends, nend);
 	ops->lane_keys(w->kplanes, w->kbuf, nb, nkeys);
 	if (dec_chain)
-		memcpy(w->prev, w->ivrow, sizeof w->prev);
+		memcpy(w->prev, w->ivrow, 8 * nb);
 	else
 		ops->load(w->state, (const uint8_t *)w->ivrow, nb);
 	for (size_t b = 0; b < nb; b++)
