@@ -391,24 +391,18 @@ TGT static void bs256_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, s
 _Static_assert(sizeof(V[2][3][LK_PLANES]) <= DES_BS_LANE_KEYS_SIZE, "key plane room");
 _Static_assert(2 * 64 * sizeof(V) <= DES_BS_STATE_SIZE, "state room");
 
-/* Lanes of batch h in use when nl are. */
-static inline size_t batch_lanes(size_t nl, int h)
-{
-	size_t lo = 256 * (size_t)h;
-	return nl <= lo ? 0 : nl - lo < 256 ? nl - lo : 256;
-}
-
 TGT static void lane_keys256(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
 {
 	_Alignas(32) uint8_t tmp[8 * 256];
 	_Alignas(32) V t[64];
 	V(*kp)[3][LK_PLANES] = kpv;
-	for (int h = 0; h < 2 && batch_lanes(nl, h); h++) {
-		size_t n = batch_lanes(nl, h);
+	size_t n[2]; /* lanes in use of each batch */
+	fb_des_bs_batches(nl, 256, n);
+	for (int h = 0; h < 2 && n[h]; h++) {
 		for (unsigned p = 0; p < nkeys; p++) {
-			for (size_t l = 0; l < n; l++)
+			for (size_t l = 0; l < n[h]; l++)
 				memcpy(tmp + 8 * l, kbuf + 24 * (256 * (size_t)h + l) + 8 * p, 8);
-			in256(t, tmp, n, NULL);
+			in256(t, tmp, n[h], NULL);
 			for (int k = 0; k < LK_PLANES; k++)
 				kp[h][p][k] = t[des_bs_lk_src[k]];
 		}
@@ -420,8 +414,10 @@ TGT static void lane_keys256(void *kpv, const uint8_t *kbuf, size_t nl, unsigned
 TGT static void load256(void *planes, const uint8_t *blocks, size_t nl)
 {
 	V(*s)[64] = planes;
-	for (int h = 0; h < 2 && batch_lanes(nl, h); h++)
-		in256(s[h], blocks + 2048 * h, batch_lanes(nl, h), NULL);
+	size_t n[2];
+	fb_des_bs_batches(nl, 256, n);
+	for (int h = 0; h < 2 && n[h]; h++)
+		in256(s[h], blocks + 2048 * h, n[h], NULL);
 }
 
 /* Lane group j of a batch (blocks 8j..8j+7) is bits 2j and 2j + 1 of every
@@ -430,12 +426,14 @@ TGT static void load_groups256(void *planes, const uint8_t *blocks, size_t nl, c
 {
 	_Alignas(32) V t[64];
 	V(*s)[64] = planes;
-	for (int h = 0; h < 2 && batch_lanes(nl, h); h++) {
+	size_t n[2];
+	fb_des_bs_batches(nl, 256, n);
+	for (int h = 0; h < 2 && n[h]; h++) {
 		uint64_t m = 0;
 		for (int j = 0; j < 32; j++)
 			m |= (uint64_t)(sel[32 * h + j] & 3) << 2 * j;
 		V msk = _mm256_set1_epi64x((long long)m);
-		in256(t, blocks + 2048 * h, batch_lanes(nl, h), NULL);
+		in256(t, blocks + 2048 * h, n[h], NULL);
 		for (int p = 0; p < 64; p++)
 			s[h][p] = _mm256_or_si256(_mm256_and_si256(msk, t[p]), _mm256_andnot_si256(msk, s[h][p]));
 	}
@@ -624,8 +622,8 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 	ms_work *mw = work;
 	const V(*kp)[3][LK_PLANES] = kpv;
 	V(*s)[64] = sv;
-	const size_t n[2] = { batch_lanes(nl, 0), batch_lanes(nl, 1) };
-	int nb = n[1] ? 2 : 1;
+	size_t n[2]; /* lanes in use of each batch */
+	int nb = fb_des_bs_batches(nl, 256, n);
 	des_bs_bg_queue q = { bg, 0, 0, bg ? bg->ln->ng : 0, 0 };
 	size_t slots = nsteps * nkeys * 8;
 	q.per = slots ? (q.ng + slots - 1) / slots : 0;
