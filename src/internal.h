@@ -125,10 +125,12 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *    aligned scratch, which the caller wipes when the call is done: through
  *    wipe(scratch, nl) with the most lanes of any set it ran, if given (a
  *    small set touches a small part of a large scratch), else whole.
- *  - The engine pays only for sets of at least min_lanes[k] streams, k = 0
- *    for one schedule (DES), 1 for EDE, whatever their length (the fused
- *    engines run only the block steps the longest stream needs); the
- *    selection (src/select.c) falls through to the next. */
+ *  - The engine pays only for sets of at least min[r].lanes[k] streams,
+ *    k = 0 for one schedule (DES), 1 for EDE, whatever their length (the
+ *    fused engines run only the block steps the longest stream needs), r
+ *    the first row whose only_on properties this CPU has (0: any; the
+ *    crossover with the next engine is the core's); the selection
+ *    (src/select.c) falls through to the next engine. */
 typedef struct fb_lane_job {
 	enum fb_mode mode; /* FB_CBC, FB_CFB or FB_OFB */
 	int enc;
@@ -144,7 +146,10 @@ typedef struct fb_lane_job {
 typedef struct fb_lanes {
 	unsigned max_lanes;
 	int constant_time;
-	size_t min_lanes[2];
+	struct fb_lanes_min {
+		size_t lanes[2];
+		uint32_t only_on;
+	} min[2];
 	size_t keys_size;
 	void (*setkeys)(void *ks, const uint8_t *const *keys, size_t keylen, size_t nl);
 	void (*step)(const void *ks, uint8_t *out, const uint8_t *in, size_t nl, int dec);
@@ -239,12 +244,16 @@ typedef struct fb_family {
 	 * constant-time) runs alone: the wide kernels' key setup would cost
 	 * more than they save. Rows marked parallel_only serve only modes that
 	 * run in parallel batches in that direction (a wide kernel's one-block
-	 * latency loses to the serial tables). Ends with kernel NULL; NULL:
-	 * no such rule. */
+	 * latency loses to the serial tables). only_on (0: any CPU) limits a
+	 * row to CPUs with all of those FB_CPU_ properties; the first row of
+	 * a kernel this CPU takes decides for it, so a row for the same kernel
+	 * after it serves the others. Ends with kernel NULL; NULL: no such
+	 * rule. */
 	const struct fb_small_row {
 		const fb_kernel *kernel;
 		size_t max;
 		int parallel_only;
+		uint32_t only_on;
 	} *small;
 	/* Short runs of parallel work, a ladder of kernels: when `wide` is
 	 * the kernel in use, runs of fewer than `below` blocks go to

@@ -99,11 +99,15 @@ static const fb_kernel *forced_kernel(const fb_family *fam, const char *name, ui
 /* The family's one-shot row for this message, or NULL. */
 static const fb_kernel *small_kernel(const fb_selection_query *q, int need_ct)
 {
-	for (const struct fb_small_row *r = q->family->small; r && r->kernel; r++)
-		if (q->len_hint <= r->max && runs_on(r->kernel, q->cpu) &&
-		    (!need_ct || r->kernel->constant_time) &&
+	const fb_kernel *decided = NULL; /* a row for this CPU's class already spoke for it */
+	for (const struct fb_small_row *r = q->family->small; r && r->kernel; r++) {
+		if (r->kernel == decided || !runs_on(r->kernel, q->cpu) || (q->cpu & r->only_on) != r->only_on)
+			continue;
+		decided = r->kernel;
+		if (q->len_hint <= r->max && (!need_ct || r->kernel->constant_time) &&
 		    (!r->parallel_only || fb_mode_parallel(q->mode, q->encrypt)))
 			return r->kernel;
+	}
 	return NULL;
 }
 
@@ -166,10 +170,13 @@ int fb_select(const fb_selection_query *q, fb_selection *out)
 	return FB_OK;
 }
 
-static int lanes_pay(const fb_lanes *ln, size_t streams, int one_key)
+static int lanes_pay(const fb_lanes *ln, uint32_t cpu, size_t streams, int one_key)
 {
 	size_t lanes = streams < ln->max_lanes ? streams : ln->max_lanes;
-	return lanes >= ln->min_lanes[one_key ? 0 : 1];
+	const struct fb_lanes_min *m = &ln->min[0];
+	if ((cpu & m->only_on) != m->only_on)
+		m = &ln->min[1];
+	return lanes >= m->lanes[one_key ? 0 : 1];
 }
 
 /* CBC and CFB decryption are parallel within a stream, so a stream can
@@ -226,7 +233,7 @@ int fb_select_lanes(const fb_selection_query *q, size_t streams, size_t blocks, 
 	for (const fb_kernel *const *k = fam->parallel; *k; k++) {
 		const fb_lanes *ln = (*k)->lanes;
 		if (ln && runs_on(*k, q->cpu) && !(q->cpu & (*k)->avoid_on) && (!need_ct || ln->constant_time) &&
-		    lanes_pay(ln, streams, one_key)) {
+		    lanes_pay(ln, q->cpu, streams, one_key)) {
 			out->kernel = *k;
 			out->lanes = ln;
 			return FB_OK;

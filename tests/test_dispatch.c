@@ -135,11 +135,13 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 	const char *one = ct ? e->one_ct : e->one;
 	uint32_t gfni = FB_CPU_AVX512 | FB_CPU_AVX512VBMI | FB_CPU_AVX512BITALG | FB_CPU_GFNI;
 	int des = !strcmp(e->family, "des");
-	/* DES one-shot messages up to 640 bytes in parallel modes run on
-	 * des/gfni-avx512 alone where it runs (it is constant-time), else up
-	 * to 32 bytes on des/table-bmi2 (des/table without BMI2) alone */
+	/* DES one-shot messages up to 640 bytes (AMD Zen) or 800 (others) in
+	 * parallel modes run on des/gfni-avx512 alone where it runs (it is
+	 * constant-time), else up to 32 bytes on des/table-bmi2 (des/table
+	 * without BMI2) alone */
 	int small = 1;
-	if (des && hint <= 640 && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
+	size_t gfni_max = cpu & FB_CPU_AMD_ZEN ? 640 : 800;
+	if (des && hint <= gfni_max && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
 		p = s = "des/gfni-avx512";
 	else if (des && !ct && hint <= 32)
 		p = s = cpu & FB_CPU_BMI2 ? "des/table-bmi2" : "des/table";
@@ -157,7 +159,7 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 
 static void check_machine(const machine *m)
 {
-	static const size_t hints[] = { 16, 32, 33, 640, 641, 1024, 4096, SIZE_MAX };
+	static const size_t hints[] = { 16, 32, 33, 640, 641, 800, 801, 1024, 4096, SIZE_MAX };
 	for (size_t i = 0; fb_cipher_at(i); i++) {
 		const fb_cipher *c = fb_cipher_at(i);
 		const expect *e = NULL;
@@ -225,7 +227,8 @@ static void check_named_rows(void)
 /* The multi-stream engine per class and stream count (fb_select_lanes):
  * des/table-bmi2's four lanes (des/table's without BMI2) from 2 streams
  * where no wider engine pays, des/bs-avx2's from 26, des/gfni-avx512 from
- * one, des/bs-avx512 from 72 (DES) or 68 (EDE) streams; "-" for one stream
+ * one, des/bs-avx512(-t2b) from 72 streams (DES) and from 68 (EDE) on AMD
+ * Zen, 88 elsewhere; "-" for one stream
  * at a time. 8 KB a stream (1,024 blocks). */
 static void check_lane_choice(void)
 {
@@ -240,10 +243,14 @@ static void check_lane_choice(void)
 		{ SSE, "des-ede3-cbc", 2, 0, "des/table" },
 		{ SSE, "des-cbc", 512, 0, "des/table" },
 		{ AVX512_ALL, "des-ede3-cbc", 2, 0, "des/gfni-avx512" },
-		{ AVX512_ALL, "des-ede3-cbc", 67, 0, "des/gfni-avx512" },
-		{ AVX512_ALL, "des-ede3-cbc", 68, 0, "des/bs-avx512" },
+		{ AVX512_ALL, "des-ede3-cbc", 87, 0, "des/gfni-avx512" }, /* Intel */
+		{ AVX512_ALL, "des-ede3-cbc", 88, 0, "des/bs-avx512" },
 		{ AVX512_ALL, "des-cbc", 71, 0, "des/gfni-avx512" },
 		{ AVX512_ALL, "des-cbc", 72, 0, "des/bs-avx512" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-cbc", 67, 0, "des/gfni-avx512" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-cbc", 68, 0, "des/bs-avx512-t2b" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-cbc", 71, 0, "des/gfni-avx512" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-cbc", 72, 0, "des/bs-avx512-t2b" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
@@ -281,6 +288,9 @@ static void check_whole_streams(void)
 		{ AVX512_ALL, "des-ede3-cbc", 0, 512, 64, 0, "des/bs-avx512" },
 		{ AVX512_ALL, "des-ede3-cbc", 1, 512, 1, 0, "des/bs-avx512" }, /* KCVs: one block a stream */
 		{ AVX512_ALL, "des-cbc", 1, 72, 1, 0, "des/bs-avx512" },
+		{ AVX512_ALL, "des-ede3-cbc", 1, 87, 1, 0, "des/gfni-avx512" },
+		{ AVX512_ALL, "des-ede3-cbc", 1, 88, 1, 0, "des/bs-avx512" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-cbc", 1, 72, 1, 0, "des/bs-avx512-t2b" },
 		{ ZEN2, "des-ede3-cbc", 1, 512, 1, 0, "des/bs-avx2" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -314,16 +324,21 @@ static void check_ladder(void)
 		{ AVX512_ALL, "aes-128-ecb", 1, 0, "aes/vaes-avx512", 16, SIZE_MAX, "" }, /* forced */
 		{ ZEN3, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "aes/aesni<4" }, /* vaes-avx2 is the widest */
 		{ ZEN2, "aes-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "" },
-		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
-		{ AVX512_ALL, "des-ede3-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/gfni-avx512<65" },
-		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<72 des/table-bmi2<3" },
-		{ AVX512_ALL, "des-ede-ecb", 1, 0, NULL, 16, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-ctr", 1, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<88 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-cbc", 0, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/gfni-avx512<88" },
+		{ AVX512_ALL, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<96 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede-ecb", 1, 0, NULL, 16, SIZE_MAX, "des/gfni-avx512<88 des/table-bmi2<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<72 des/table-bmi2<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede-ecb", 1, 0, NULL, 16, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
 		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ctr", 1, 0, NULL, 8, SIZE_MAX, "des/gfni-avx512<72 des/table-bmi2<3" },
 		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-cbc", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
-		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 640, "" },     /* one-shot: gfni alone */
-		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 641, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 800, "" },     /* one-shot: gfni alone */
+		{ AVX512_ALL, "des-ede3-ecb", 1, 0, NULL, 24, 801, "des/gfni-avx512<88 des/table-bmi2<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-ecb", 1, 0, NULL, 24, 640, "" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ede3-ecb", 1, 0, NULL, 24, 641, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL | FB_CPU_AMD_ZEN, "des-ecb", 0, 0, NULL, 8, 700, "des/gfni-avx512<72 des/table-bmi2<3" },
 		{ AVX512_ALL, "des-ede3-ecb", 1, 0, "des/bs-avx512", 24, SIZE_MAX, "" },
-		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<65 des/table-bmi2<3" },
+		{ AVX512_ALL, "des-ede3-cfb8", 0, 0, NULL, 24, SIZE_MAX, "des/gfni-avx512<88 des/table-bmi2<3" },
 		{ ZEN2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table-bmi2<25" },
 		{ ZEN2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table-bmi2<25" },
 		{ ZEN2, "des-ede-ecb", 0, 0, NULL, 16, SIZE_MAX, "des/table-bmi2<25" },

@@ -217,17 +217,23 @@ static void bs256_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 	lanes_run(&fb_des_bs256_ops, j, lane, nl, scratch);
 }
 
-/* Sets of at least 72 (DES) / 68 (EDE) streams, of any length: below, the
- * 32-lane des/gfni-avx512 engine is faster. On Zen 4 (sets of at most 256
- * lanes run their rounds in ymm), CBC encryption of 512 B to 8 KB a stream,
- * TSC ticks a block, gfni against this engine: DES x64 28-32 / 30-31, x72
- * 31 / 28-30, x80 29-30 / 25-26; 3DES x64 62-64 / 67-72, x68 73-80 / 65-70,
- * x72 67-68 / 60-65; one-block streams x72 154 / 147 (DES), 318 / 255
- * (3DES), x512 135 / 96 and 279 / 109 (bench/limits.md). */
+/* Sets of at least this many streams, of any length: below, the 32-lane
+ * des/gfni-avx512 engine is faster (sets of at most 256 lanes run their
+ * rounds in ymm). CBC encryption, TSC ticks a block, gfni against this
+ * engine (bench/limits.md):
+ *  - AMD Zen 4, 512 B to 8 KB a stream: DES x64 28-32 / 30-31, x72 31 /
+ *    28-30, x80 29-30 / 25-26; 3DES x64 62-64 / 67-72, x68 73-80 / 65-70,
+ *    x72 67-68 / 60-65; one-block streams x72 154 / 147 (DES), 318 / 255
+ *    (3DES), x512 135 / 96 and 279 / 109;
+ *  - Intel (Sapphire Rapids class), 1 KB a stream, minimum of 200 calls:
+ *    3DES x72 59-62 / 66-69, x80 56-58 / 60-62, x87 52-54 / 55, x96 50-52
+ *    / 48-52, x104 56-70 / 46-61; DES as on Zen 4 within the noise (x80
+ *    25-28 / 26-27, x87 27 / 24-25 against the default of 72).
+ */
 const fb_lanes fb_des_bs512_lanes = {
 	.max_lanes = 512,
 	.constant_time = 1,
-	.min_lanes = { 72, 68 },
+	.min = { { { 72, 68 }, FB_CPU_AMD_ZEN }, { { 72, 88 }, 0 } },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs512_run,
 	.wipe = bs_wipe,
@@ -245,7 +251,7 @@ const fb_lanes fb_des_bs512_lanes = {
 const fb_lanes fb_des_bs256_lanes = {
 	.max_lanes = 512,
 	.constant_time = 1,
-	.min_lanes = { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN },
+	.min = { { { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN }, 0 } },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs256_run,
 	.wipe = bs_wipe,

@@ -367,7 +367,7 @@ static void gf_lane_step(const void *ksp, uint8_t *out, const uint8_t *in, size_
 static const fb_lanes gf_lanes_engine = {
 	.max_lanes = DES_GF_LANES,
 	.constant_time = 1,
-	.min_lanes = { 1, 1 },
+	.min = { { { 1, 1 }, 0 } },
 	.keys_size = sizeof(gf_lane_keys),
 	.setkeys = gf_lane_setkeys,
 	.step = gf_lane_step,

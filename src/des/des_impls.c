@@ -48,22 +48,28 @@ static const fb_kernel *const serial[] = {
 	NULL,
 };
 
-/* One-shot DES/3DES messages (TSC ticks, AMD Zen 4, 2026-12-05):
- *  - up to 640 bytes in parallel modes: des/gfni-avx512 alone. Its key
- *    setup is ~1,100 ticks against ~2,100 for des/bs-avx512+table, and a
- *    bitsliced batch costs the same at any fill up to 256 blocks: 3DES-CBC
- *    decryption 512 bytes 3,506 against ~4,650, 768 bytes 5,240 against
- *    ~4,650; DES 768 bytes 2,143 against ~2,100.
+/* One-shot DES/3DES messages (TSC ticks):
+ *  - in parallel modes, up to 640 bytes on AMD Zen (Zen 4) and 800
+ *    elsewhere (Intel, Sapphire Rapids class): des/gfni-avx512 alone.
+ *    Its key setup is ~1,100 ticks against ~2,100 for des/bs-avx512+table,
+ *    and a bitsliced batch costs the same at any fill up to 256 blocks.
+ *    Zen 4: 3DES-CBC decryption 512 bytes 3,506 against ~4,650, 768 bytes
+ *    5,240 against ~4,650; DES 768 bytes 2,143 against ~2,100. Intel,
+ *    where vpermb lookups cost less against the rounds (minimum of 4,000
+ *    calls): 3DES 768 bytes 5,000 against 5,290-5,470, 832 bytes 5,950
+ *    against 5,460; DES 768 bytes 2,130-2,270 against 2,440-3,060, 832
+ *    level, 896 bytes 2,530-2,790 against 2,450.
  *  - up to 32 bytes otherwise: des/table(-bmi2) alone, its key setup
  *    (~260/540 ticks) against the wide schedules (measured break-even
  *    32-48 bytes on AVX2), and at one or two blocks it beats des/table64. */
 static const struct fb_small_row small[] = {
-	{ &fb_des_gfni_avx512, 640, 1 },
+	{ &fb_des_gfni_avx512, 640, 1, FB_CPU_AMD_ZEN },
+	{ &fb_des_gfni_avx512, 800, 1, 0 },
 #if FB_X86
-	{ &fb_des_table_bmi2, 32, 0 },
+	{ &fb_des_table_bmi2, 32, 0, 0 },
 #endif
-	{ &fb_des_table, 32, 0 },
-	{ NULL, 0, 0 },
+	{ &fb_des_table, 32, 0, 0 },
+	{ NULL, 0, 0, 0 },
 };
 
 /* Short runs and tails of the bitsliced kernels, whose partial batch costs
@@ -72,13 +78,20 @@ static const struct fb_small_row small[] = {
  * (none has AVX2 without it; a feature mask can hide it). */
 static const struct fb_ladder_row ladder[] = {
 #if FB_X86
-	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 72, 1, 8,
-	  "DES: vpermb S-box lookups cost per block (~23 TSC ticks); a bitsliced batch of up to 256 blocks "
-	  "(ymm rounds) ~1,700 at any fill, 257-512 ~3,000 (AMD Zen 4)", 0 },
-	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 65, 1, 24,
-	  "3DES: vpermb lookups ~61 a block; a batch of up to 256 blocks ~3,800, 257-512 ~6,300", 0 },
-	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 72, 1, 8, "the same for the vpermt2b-transposing variant", 0 },
-	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 65, 1, 24, "the same (3DES)", 0 },
+	/* des/bs-avx512 is the Intel kernel (-t2b is AMD Zen's, avoid_on):
+	 * vpermb lookups ~19 TSC ticks a DES block, ~48 a 3DES block; a
+	 * bitsliced batch of up to 256 blocks (ymm rounds) ~1,950 and ~4,200
+	 * at any fill (Sapphire Rapids class, CBC decryption and ECB) */
+	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 96, 1, 8,
+	  "DES on Intel: vpermb S-box lookups ~19 TSC ticks a block; a bitsliced batch of up to 256 blocks "
+	  "~1,950 at any fill", 0 },
+	{ &fb_des_bs_avx512, &fb_des_gfni_avx512, 88, 1, 24,
+	  "3DES on Intel: vpermb lookups ~48 a block; a batch of up to 256 blocks ~4,200", 0 },
+	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 72, 1, 8,
+	  "DES on AMD Zen 4: vpermb lookups ~23 a block; a batch of up to 256 blocks ~1,700 at any fill, "
+	  "257-512 ~3,000", 0 },
+	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 65, 1, 24,
+	  "3DES on AMD Zen 4: vpermb lookups ~61 a block; a batch of up to 256 blocks ~3,800, 257-512 ~6,300", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table_bmi2, 3, 0, 0,
 	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0, "the same without BMI2", 0 },

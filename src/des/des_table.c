@@ -299,7 +299,7 @@ static inline __attribute__((always_inline)) void lanes_m(const table_lane_keys 
 	const fb_lanes fb_des_table_lanes##suffix = {                                                        \
 		.max_lanes = TABLE_LANES,                                                                    \
 		.constant_time = 0,                                                                          \
-		.min_lanes = { 2, 2 },                                                                       \
+		.min = { { { 2, 2 }, 0 } },                                                                  \
 		.keys_size = sizeof(table_lane_keys),                                                        \
 		.setkeys = table_lane_setkeys,                                                               \
 		.step = table_lane_step##suffix,                                                             \
