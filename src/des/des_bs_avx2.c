@@ -585,16 +585,6 @@ TGT static void crypt256l(V (*st)[64], int nb, const V (*kp)[3][LK_PLANES], unsi
 	}
 }
 
-/* The chaining value's planes (IP domain) from the preoutput planes st:
- * IP(FP(R16 L16)) is R16 L16, the halves of st swapped. */
-TGT static inline void chain_from(V *s, const V *st)
-{
-	for (int j = 0; j < 32; j++) {
-		s[j] = st[j + 32];
-		s[j + 32] = st[j];
-	}
-}
-
 /* multi_steps256's scratch (the caller's, wiped by it at the end). */
 typedef struct ms_work {
 	V st[2][2][64];
@@ -642,7 +632,7 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 			out_rows(out, cur, n, NULL);
 			if (t + 1 == nsteps)
 				for (int h = 0; h < nb; h++)
-					chain_from(s[h], cur[h]);
+					fb_des_bs_chain_from(s[h], cur[h], sizeof(V));
 		} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
 			in_rows(cur, in, n);
 			crypt256l(cur, nb, kp, nkeys, 1, &q);
@@ -661,7 +651,7 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 			crypt256l(cur, nb, kp, nkeys, 0, &q);
 			out_rows(out, cur, n, in);
 			for (int h = 0; h < nb; h++)
-				chain_from(s[h], cur[h]);
+				fb_des_bs_chain_from(s[h], cur[h], sizeof(V));
 		}
 	}
 	q.per = q.ng; /* what the rounds did not take */

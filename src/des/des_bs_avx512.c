@@ -619,16 +619,6 @@ TGT static void load_groups512(void *planes, const uint8_t *blocks, size_t nl, c
 	fb_wipe(t, sizeof t);
 }
 
-/* The chaining value's planes (IP domain) from the preoutput planes st:
- * IP(FP(R16 L16)) is R16 L16, the halves of st swapped. */
-TGT static inline void chain_from(V *s, const V *st)
-{
-	for (int j = 0; j < 32; j++) {
-		s[j] = st[j + 32];
-		s[j + 32] = st[j];
-	}
-}
-
 /* multi_steps512's scratch (the caller's, wiped by it at the end). */
 typedef struct ms_work {
 	V st[2][64];
@@ -659,7 +649,7 @@ TGT static void multi_steps512(const void *kpv, unsigned nkeys, int mode, int en
 			cswap = 32;
 		}
 		if (nsteps)
-			chain_from(s, chain);
+			fb_des_bs_chain_from(s, chain, sizeof(V));
 	} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
 		for (size_t t = 0; t < nsteps; t++, in += DES_BS_ROW, out += DES_BS_ROW) {
 			in512(st[0], in, nl);
@@ -682,7 +672,7 @@ TGT static void multi_steps512(const void *kpv, unsigned nkeys, int mode, int en
 					st[0][j] = s[j];
 				crypt512l(st[0], kp, nkeys, 0, half, &q);
 				out512(out, st[0], nl, OUT_XOR, in, _mm512_setzero_si512(), 0);
-				chain_from(s, st[0]);
+				fb_des_bs_chain_from(s, st[0], sizeof(V));
 			}
 		}
 	}

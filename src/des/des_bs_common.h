@@ -44,6 +44,15 @@ static inline int fb_des_bs_batches(size_t n, size_t batch, size_t m[2])
 	return m[1] ? 2 : 1;
 }
 
+/* The chaining value's planes (IP domain) from the preoutput planes st,
+ * 64 planes of plane bytes each: IP(FP(R16 L16)) is R16 L16, the halves
+ * of st swapped. */
+static inline void fb_des_bs_chain_from(void *s, const void *st, size_t plane)
+{
+	memcpy(s, (const uint8_t *)st + 32 * plane, 32 * plane);
+	memcpy((uint8_t *)s + 32 * plane, st, 32 * plane);
+}
+
 /* The passes of DES or EDE over one batch st or two (su, else NULL):
  * PASS(st, su, rk, dec, swap) runs 16 rounds with the key words rk,
  * backwards if dec, with the halves' roles exchanged if swap (how the
