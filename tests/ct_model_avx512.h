@@ -15,6 +15,7 @@
 #define CT_MODEL_AVX512_H
 #include <stdint.h>
 #include <string.h>
+#include "ct_model_tern.h"
 
 #define _IMMINTRIN_H_INCLUDED 1 /* GCC's guard: the real header is not wanted here */
 #define __IMMINTRIN_H 1         /* clang's */
@@ -196,19 +197,10 @@ static inline __m512i _mm512_alignr_epi32(__m512i a, __m512i b, int n)
 		r.d[i] = i + n < 16 ? b.d[i + n] : a.d[i + n - 16];
 	return r;
 }
-/* vpternlogd: bit j of the result is bit (a_j b_j c_j) of imm (a constant) */
-static inline uint32_t ct_model_tern(uint32_t a, uint32_t b, uint32_t c, int imm)
-{
-	uint32_t r = 0;
-	for (int k = 0; k < 8; k++)
-		if (imm >> k & 1)
-			r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
-	return r;
-}
 static inline __m512i _mm512_ternarylogic_epi32(__m512i a, __m512i b, __m512i c, int imm)
 {
 	for (int i = 0; i < 16; i++)
-		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
+		a.d[i] = (uint32_t)ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
 	return a;
 }
 
@@ -251,7 +243,7 @@ static inline __m128i _mm_slli_epi32(__m128i a, int n)
 static inline __m128i _mm_ternarylogic_epi32(__m128i a, __m128i b, __m128i c, int imm)
 {
 	for (int i = 0; i < 4; i++)
-		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
+		a.d[i] = (uint32_t)ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
 	return a;
 }
 
@@ -304,7 +296,7 @@ static inline __m256i _mm256_slli_epi32(__m256i a, int n)
 static inline __m256i _mm256_ternarylogic_epi32(__m256i a, __m256i b, __m256i c, int imm)
 {
 	for (int i = 0; i < 8; i++)
-		a.d[i] = ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
+		a.d[i] = (uint32_t)ct_model_tern(a.d[i], b.d[i], c.d[i], imm);
 	return a;
 }
 /* the 128-bit-lane unpacks, as for zmm */

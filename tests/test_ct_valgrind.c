@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <valgrind/memcheck.h>
+#include "ct_model_tern.h"
 #include "../src/internal.h"
 #include "../src/des/des_table.h"
 
@@ -121,19 +122,10 @@ static inline __m512i _mm512_xor_si512(__m512i a, __m512i b)
 		a.q[i] ^= b.q[i];
 	return a;
 }
-/* vpternlogq on one qword: bit imm[k] where (a, b, c) read k = 4a + 2b + c. */
-static inline uint64_t ternlog_q(uint64_t a, uint64_t b, uint64_t c, int imm)
-{
-	uint64_t r = 0;
-	for (int k = 0; k < 8; k++)
-		if (imm >> k & 1)
-			r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
-	return r;
-}
 static inline __m512i _mm512_ternarylogic_epi64(__m512i a, __m512i b, __m512i c, int imm)
 {
 	for (int i = 0; i < 8; i++)
-		a.q[i] = ternlog_q(a.q[i], b.q[i], c.q[i], imm);
+		a.q[i] = ct_model_tern(a.q[i], b.q[i], c.q[i], imm);
 	return a;
 }
 
@@ -156,7 +148,7 @@ static inline __m256i _mm256_xor_si256(__m256i a, __m256i b)
 static inline __m256i _mm256_ternarylogic_epi64(__m256i a, __m256i b, __m256i c, int imm)
 {
 	for (int i = 0; i < 4; i++)
-		a.q[i] = ternlog_q(a.q[i], b.q[i], c.q[i], imm);
+		a.q[i] = ct_model_tern(a.q[i], b.q[i], c.q[i], imm);
 	return a;
 }
 
