@@ -129,8 +129,9 @@ void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap);
  *    k = 0 for one schedule (DES), 1 for EDE, whatever their length (the
  *    fused engines run only the block steps the longest stream needs), r
  *    the first row whose only_on properties this CPU has (0: any; the
- *    crossover with the next engine is the core's); the selection
- *    (src/select.c) falls through to the next engine. */
+ *    crossover with the next engine is the core's; a first row limited
+ *    by only_on needs a second, with only_on 0, for the other CPUs); the
+ *    selection (src/select.c) falls through to the next engine. */
 typedef struct fb_lane_job {
 	enum fb_mode mode; /* FB_CBC, FB_CFB or FB_OFB */
 	int enc;
