@@ -56,6 +56,12 @@ static int runs_on(const fb_kernel *k, uint32_t cpu)
 	return (cpu & k->cpu_needs) == k->cpu_needs;
 }
 
+/* A row's only_on: the FB_CPU_ properties a CPU must all have (0: any). */
+static int of_class(uint32_t cpu, uint32_t only_on)
+{
+	return (cpu & only_on) == only_on;
+}
+
 /* serial: the list serves chains of one block (fb_kernel.serial_avoid_on). */
 static const fb_kernel *first_usable(const fb_kernel *const *list, uint32_t cpu, int need_ct, int serial)
 {
@@ -101,7 +107,7 @@ static const fb_kernel *small_kernel(const fb_selection_query *q, int need_ct)
 {
 	const fb_kernel *decided = NULL; /* a row for this CPU's class already spoke for it */
 	for (const struct fb_small_row *r = q->family->small; r && r->kernel; r++) {
-		if (r->kernel == decided || !runs_on(r->kernel, q->cpu) || (q->cpu & r->only_on) != r->only_on)
+		if (r->kernel == decided || !runs_on(r->kernel, q->cpu) || !of_class(q->cpu, r->only_on))
 			continue;
 		decided = r->kernel;
 		if (q->len_hint <= r->max && (!need_ct || r->kernel->constant_time) &&
@@ -121,7 +127,7 @@ static void ladder_of(const fb_selection_query *q, int need_ct, fb_selection *ou
 	for (const struct fb_ladder_row *r = q->family->ladder; r && r->wide; r++) {
 		if (r->wide != cur || out->nrungs == FB_LADDER_MAX || !runs_on(r->narrow, q->cpu) ||
 		    (need_ct && !r->narrow->constant_time) || (r->keylen_max && q->key_len > r->keylen_max) ||
-		    (q->cpu & r->only_on) != r->only_on)
+		    !of_class(q->cpu, r->only_on))
 			continue;
 		out->rung[out->nrungs++] = (struct fb_rung_choice){ r->narrow, r->below, r->tails };
 		cur = r->narrow;
@@ -174,7 +180,7 @@ static int lanes_pay(const fb_lanes *ln, uint32_t cpu, size_t streams, int one_k
 {
 	size_t lanes = streams < ln->max_lanes ? streams : ln->max_lanes;
 	const struct fb_lanes_min *m = &ln->min[0];
-	if ((cpu & m->only_on) != m->only_on)
+	if (!of_class(cpu, m->only_on))
 		m = &ln->min[1];
 	return lanes >= m->lanes[one_key ? 0 : 1];
 }
