@@ -24,7 +24,8 @@
  * JSON (--json): one array; each element has library, version, impl,
  * cipher, op, size (bytes per stream), streams, status ("ok", "mismatch",
  * "error", "capped"), mb_per_s, cycles_per_byte, cycles_per_block (minimum over the
- * repetitions), the same three from the median (*_median), samples,
+ * repetitions of every round), the same three from the median (*_median: the
+ * median of the rounds' medians; bench/rounds.h), samples (all rounds),
  * calls_per_sample,
  * key_setup_cycles and key_setup_cycles_median (null where not measured),
  * tsc_mhz, and for fastblock parallel_impl / serial_impl / constant_time.
@@ -36,6 +37,7 @@
 #include "bench_peer.h"
 #include "bench_timing.h"
 #include "json.h"
+#include "rounds.h"
 
 #include "fastblock.h"
 
@@ -91,6 +93,7 @@ typedef struct opts {
 	unsigned threads; /* one thread against this many (threads.c), nothing else */
 	size_t mb;        /* message size for --threads, MB */
 	double seconds;
+	unsigned rounds; /* each case measured in this many rounds (rounds.h) */
 	uint64_t seed;
 } opts;
 
@@ -104,6 +107,9 @@ typedef struct bench {
 	uint8_t *buf;     /* timed buffer: max size x MAX_STREAMS, 64-aligned */
 	size_t buf_cap;
 	fb_ctx *ctx;
+	double secs;      /* a measurement's budget in this round: o.seconds / rounds */
+	int gathering;    /* rows go to `rounds` until the last round ends */
+	bench_rounds rounds;
 } bench;
 
 /* ---- small helpers ----------------------------------------------------------- */
@@ -162,18 +168,6 @@ static bench_alg alg_of(const fb_cipher *c)
 }
 
 /* ---- output ---------------------------------------------------------------------- */
-
-typedef struct row {
-	const char *library, *version, *impl, *cipher, *op, *status, *error;
-	size_t size, block;
-	unsigned streams;
-	int timed;
-	bench_stats st;
-	int has_ks;
-	bench_stats ks;
-	const char *parallel_impl, *serial_impl;
-	int constant_time; /* -1: not applicable */
-} row;
 
 /* Speed figures from a tick count for bytes bytes. */
 static void figures(const bench *b, const row *r, double ticks, double *mbs, double *cpb, double *cpblk)
@@ -248,13 +242,13 @@ static void print_text_row(bench *b, const row *r)
 	       r->library, r->version, impl);
 	if (r->timed) {
 		double mbs, cpb, cpblk;
-		figures(b, r, r->st.min, &mbs, &cpb, &cpblk);
+		figures(b, r, r->st.median, &mbs, &cpb, &cpblk);
 		printf("%10.1f %9.2f %10.1f ", mbs, cpb, cpblk);
 	} else {
 		printf("%10s %9s %10s ", r->status, "", "");
 	}
 	if (r->has_ks)
-		printf("%10.0f", r->ks.min);
+		printf("%10.0f", r->ks.median);
 	if (r->error)
 		printf("  (%s)", r->error);
 	putchar('\n');
@@ -271,7 +265,7 @@ static void timed_status(row *r, const char *error)
 		r->error = "stopped at the time cap with fewer repetitions than asked";
 }
 
-static void emit(bench *b, const row *r)
+static void print_row(bench *b, const row *r)
 {
 	if (!strcmp(r->status, "error") || !strcmp(r->status, "mismatch"))
 		b->failures++;
@@ -280,6 +274,28 @@ static void emit(bench *b, const row *r)
 	else
 		print_text_row(b, r);
 	b->rows_out++;
+}
+
+/* A row of this round: kept for the end of the last round (printed now
+ * if there is no memory to keep it). */
+static void emit(bench *b, const row *r)
+{
+	if (!b->gathering || rounds_add(&b->rounds, r))
+		print_row(b, r);
+}
+
+/* Every row over all its rounds; a timed row's status from its merged
+ * figures. */
+static void print_gathered(bench *b)
+{
+	size_t n = rounds_finish(&b->rounds);
+	for (size_t i = 0; i < n; i++) {
+		row r = *rounds_row(&b->rounds, i);
+		if (r.timed)
+			timed_status(&r, NULL);
+		print_row(b, &r);
+	}
+	rounds_clear(&b->rounds);
 }
 
 /* ---- fastblock, one stream ------------------------------------------------------- */
@@ -421,6 +437,7 @@ typedef struct case_data {
 	uint8_t multi_ref[MAX_STREAMS * CHECK_STREAM_BYTES];   /* default, per 256-byte stream */
 	uint8_t scratch[MAX_STREAMS * CHECK_STREAM_BYTES + 64];
 	int ref_err, multi_ref_err;
+	int is_multi; /* fb_multi_crypt serves it (and ipsec-mb is checked against that) */
 } case_data;
 
 static int size_ok(const bench_alg *a, size_t size)
@@ -489,12 +506,12 @@ static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
 		return;
 	}
 
-	bench_measure_calls(&b->clk, fb_run_keysetup, NULL, &fr, b->o.seconds / 4, 200, 20000, KEY_CALLS,
+	bench_measure_calls(&b->clk, fb_run_keysetup, NULL, &fr, b->secs / 4, 200, 20000, KEY_CALLS,
 			    &r.ks);
 	if (key_with_block(&fr) && !fr.err) {
 		bench_stats blk;
 		fr.err = fb_run_init(&fr, fr.keys[0]);
-		bench_measure_calls(&b->clk, fb_run_block, fb_run_refresh, &fr, b->o.seconds / 8, 200, 20000, KEY_CALLS,
+		bench_measure_calls(&b->clk, fb_run_block, fb_run_refresh, &fr, b->secs / 8, 200, 20000, KEY_CALLS,
 				    &blk);
 		less_block(&r.ks, &blk);
 	}
@@ -513,7 +530,7 @@ static void measure_fastblock_impl(bench *b, case_data *cd, const char *impl,
 		e = fb_run_init(&fr, fr.keys[0]);
 		r.size = size;
 		if (!e)
-			bench_measure_calls(&b->clk, fb_run_update, fb_run_refresh, &fr, b->o.seconds,
+			bench_measure_calls(&b->clk, fb_run_update, fb_run_refresh, &fr, b->secs,
 					    5, 1000000, calls_for(size), &r.st);
 		e = e ? e : fr.err;
 		r.timed = !e;
@@ -615,7 +632,7 @@ static void measure_fastblock_multi(bench *b, case_data *cd, unsigned n)
 		if (!size_ok(&cd->alg, size) || size * n > b->buf_cap)
 			continue;
 		multi_setup(&m, cd, n, b->buf, size);
-		bench_measure_calls(&b->clk, multi_crypt, NULL, &m, b->o.seconds, 5, 1000000,
+		bench_measure_calls(&b->clk, multi_crypt, NULL, &m, b->secs, 5, 1000000,
 				    calls_for(size * n), &r.st);
 		r.size = size;
 		r.timed = !m.err;
@@ -665,12 +682,12 @@ static void measure_peer_keysetup(bench *b, const case_data *cd, peer_run *pr, b
 {
 	int with_block = cd->alg.mode != BM_XTS && pr->p->streams == 1;
 	pr->len = key_unit(cd->alg.mode, cd->alg.block);
-	bench_measure_calls(&b->clk, with_block ? peer_keysetup_block : peer_keysetup, NULL, pr, b->o.seconds / 4,
+	bench_measure_calls(&b->clk, with_block ? peer_keysetup_block : peer_keysetup, NULL, pr, b->secs / 4,
 			    200, 20000, KEY_CALLS, ks);
 	if (!with_block || pr->err)
 		return;
 	bench_stats blk;
-	bench_measure_calls(&b->clk, peer_crypt, NULL, pr, b->o.seconds / 8, 200, 20000, KEY_CALLS, &blk);
+	bench_measure_calls(&b->clk, peer_crypt, NULL, pr, b->secs / 8, 200, 20000, KEY_CALLS, &blk);
 	less_block(ks, &blk);
 }
 
@@ -760,7 +777,7 @@ static void measure_peer(bench *b, case_data *cd, const bench_peer *p)
 		pr.buf = b->buf;
 		pr.len = size;
 		pr.err = 0;
-		bench_measure_calls(&b->clk, peer_crypt, NULL, &pr, b->o.seconds, 5, 1000000,
+		bench_measure_calls(&b->clk, peer_crypt, NULL, &pr, b->secs, 5, 1000000,
 				    calls_for(size * p->streams), &r.st);
 		per_byte = r.st.median / (double)(size * p->streams);
 		r.timed = !pr.err;
@@ -772,6 +789,8 @@ static void measure_peer(bench *b, case_data *cd, const bench_peer *p)
 }
 
 /* ---- one cipher+mode ------------------------------------------------------------------ */
+
+static void case_rows(bench *b, case_data *cd);
 
 static void bench_case(bench *b, const fb_cipher *c, enum fb_direction dir)
 {
@@ -788,31 +807,39 @@ static void bench_case(bench *b, const fb_cipher *c, enum fb_direction dir)
 	cd.ref_err = fb_oneshot(c, dir, NULL, cd.keys[0], cd.iv, cd.check_in, CHECK_BYTES,
 				cd.check_ref, sizeof(cd.check_ref));
 
-	const int is_multi = has_multi(c) && cd.alg.mode == BM_CBC;
-	if (is_multi)
+	cd.is_multi = has_multi(c) && cd.alg.mode == BM_CBC;
+	if (cd.is_multi)
 		cd.multi_ref_err = multi_reference(&cd); /* ipsec-mb is checked against it too */
 
+	case_rows(b, &cd);
+}
+
+/* Every row of one case: fastblock's default, each implementation forced,
+ * its many streams, then the peers. */
+static void case_rows(bench *b, case_data *cd)
+{
+	const fb_cipher *c = cd->c;
 	const char *only = b->o.impl;
 	if (!only || !strcasecmp(only, "default"))
-		measure_fastblock_impl(b, &cd, NULL, NULL, 0);
+		measure_fastblock_impl(b, cd, NULL, NULL, 0);
 	if (only && !strcasecmp(only, "default-ct"))
-		measure_fastblock_impl(b, &cd, NULL, NULL, 1);
+		measure_fastblock_impl(b, cd, NULL, NULL, 1);
 	fb_impl_info info;
 	for (size_t i = 0; fb_impl_at(i, &info) == FB_OK; i++) {
 		if (!info.supported || strcmp(info.family, fb_cipher_family(c)))
 			continue;
 		if (only && strcasecmp(only, info.name))
 			continue;
-		measure_fastblock_impl(b, &cd, info.name, &info, 0);
+		measure_fastblock_impl(b, cd, info.name, &info, 0);
 	}
-	if (is_multi && (!only || !strncasecmp(only, "multi", 5)))
+	if (cd->is_multi && (!only || !strncasecmp(only, "multi", 5)))
 		for (size_t i = 0; i < sizeof(multi_streams) / sizeof(multi_streams[0]); i++)
-			measure_fastblock_multi(b, &cd, multi_streams[i]);
+			measure_fastblock_multi(b, cd, multi_streams[i]);
 
 	const bench_peer *const *peers = bench_peers();
 	for (size_t i = 0; peers[i]; i++)
 		if (peer_selected(b, peers[i]))
-			measure_peer(b, &cd, peers[i]);
+			measure_peer(b, cd, peers[i]);
 }
 
 /* ---- which ciphers -------------------------------------------------------------------- */
@@ -916,8 +943,8 @@ static int print_info(bench *b)
 	printf(", \"cpu_features\": ");
 	json_str(fb_cpu_description());
 	printf(", \"tsc_mhz\": %.2f, \"core_cycles_per_tick\": %.3f, \"empty_call_ticks\": %.1f, "
-	       "\"pinned_cpu\": %d",
-	       b->clk.tsc_hz / 1e6, b->clk.core_per_tick, b->clk.overhead, b->clk.cpu);
+	       "\"pinned_cpu\": %d, \"rounds\": %u",
+	       b->clk.tsc_hz / 1e6, b->clk.core_per_tick, b->clk.overhead, b->clk.cpu, b->o.rounds);
 	printf(",\n \"peers\": [");
 	int first = 1;
 	for (size_t i = 0; peers[i]; i++) {
@@ -962,7 +989,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fastblock speed [--cipher NAME]... [--impl NAME] [--size BYTES]...\n"
 		"                       [--op encrypt|decrypt|both] [--peers] [--peer LIB]...\n"
-		"                       [--json] [--seconds S] [--seed N] [--info] [--quiet]\n"
+		"                       [--json] [--seconds S] [--rounds N] [--seed N] [--info] [--quiet]\n"
 		"                       [--check-only] [--cache] [--mac-batch] [--threads N [--mb M]]\n"
 		"  --cipher NAME  a cipher+mode (\"des-ede3-cbc\") or a pattern (\"aes-128-*\");\n"
 		"                 repeatable; default all\n"
@@ -972,14 +999,17 @@ static void usage(FILE *f)
 		"  --peers        also time every peer library built in; --peer LIB picks one\n"
 		"  --json         one JSON array on stdout (fields: see bench/bench.c)\n"
 		"  --seconds S    time budget per measurement (default 0.1)\n"
+		"  --rounds N     the whole list measured N times over, S/N seconds a row each\n"
+		"                 time (default 3, at most 9; see bench/rounds.h)\n"
 		"  --info         CPU, clock, peers and implementations, then exit\n"
 		"  --check-only   only compare every implementation and peer with fastblock's\n"
 		"                 default output (rows have a status and no speed)\n"
 		"  --cache        the table DES kernels with warm and cold caches, then exit\n"
 		"  --mac-batch    100,000 KCVs, retail MACs and CMACs through the batch calls\n"
-		"  --threads N    large messages (--mb M, default 256) on 1 and on N threads, then exit\n"
 		"                 against an OpenSSL loop, then exit\n"
-		"Figures are TSC ticks (see --info for the tick rate), minimum over repetitions,\n"
+		"  --threads N    large messages (--mb M, default 256) on 1 and on N threads, then exit\n"
+		"Figures are TSC ticks (see --info for the tick rate), the median of the rounds'\n"
+		"medians over repetitions (the JSON has the minimum over all repetitions too),\n"
 		"with the cost of an empty call subtracted. Messages under 32 KB are timed as\n"
 		"batches of up to 256 calls covering 32 KB; a measurement stops at 8x its\n"
 		"time budget.\n");
@@ -1010,7 +1040,7 @@ static int bad_value(const char *opt, const char *v, const char *want)
 static int parse_args(opts *o, int argc, char **argv)
 {
 	enum { O_PEERS = 256, O_PEER, O_JSON, O_INFO, O_QUIET, O_CHECK, O_CIPHER, O_IMPL, O_SIZE, O_OP,
-	       O_SECONDS, O_SEED, O_CACHE, O_MACB, O_THREADS, O_MB };
+	       O_SECONDS, O_ROUNDS, O_SEED, O_CACHE, O_MACB, O_THREADS, O_MB };
 	static const struct option longs[] = {
 		{ "help", no_argument, NULL, 'h' },         { "peers", no_argument, NULL, O_PEERS },
 		{ "json", no_argument, NULL, O_JSON },       { "info", no_argument, NULL, O_INFO },
@@ -1020,11 +1050,13 @@ static int parse_args(opts *o, int argc, char **argv)
 		{ "op", required_argument, NULL, O_OP },     { "seconds", required_argument, NULL, O_SECONDS },
 		{ "seed", required_argument, NULL, O_SEED }, { "cache", no_argument, NULL, O_CACHE },
 		{ "mac-batch", no_argument, NULL, O_MACB }, { "threads", required_argument, NULL, O_THREADS },
-		{ "mb", required_argument, NULL, O_MB },     { NULL, 0, NULL, 0 },
+		{ "mb", required_argument, NULL, O_MB },     { "rounds", required_argument, NULL, O_ROUNDS },
+		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
 	o->ops = 3;
 	o->seconds = 0.1;
+	o->rounds = 3;
 	o->seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
 	optind = 0; /* a fresh scan, whatever parsed argv before */
 	opterr = 0;
@@ -1077,6 +1109,11 @@ static int parse_args(opts *o, int argc, char **argv)
 			o->seconds = strtod(optarg, &end);
 			if (*end || !(o->seconds > 0) || o->seconds > 60)
 				return bad_value("--seconds", optarg, "0 < S <= 60");
+			break;
+		case O_ROUNDS:
+			o->rounds = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || o->rounds < 1 || o->rounds > BENCH_MAX_ROUNDS)
+				return bad_value("--rounds", optarg, "1 .. 9");
 			break;
 		case O_SEED:
 			o->seed = strtoull(optarg, &end, 0);
@@ -1168,24 +1205,33 @@ int fb_bench_main(int argc, char **argv)
 		putchar('[');
 	else
 		print_text_header();
-	for (size_t i = 0; i < n; i++) {
-		if (b.o.json && !b.o.quiet)
-			fprintf(stderr, "speed: %s (%zu/%zu)\n", fb_cipher_name(list[i]), i + 1, n);
-		if (b.o.ops & 1)
-			bench_case(&b, list[i], FB_ENCRYPT);
-		if (b.o.ops & 2)
-			bench_case(&b, list[i], FB_DECRYPT);
-	}
+	/* the whole list once a round (rounds.h): a row's rounds minutes apart */
+	unsigned rounds = b.o.check_only ? 1 : b.o.rounds;
+	b.secs = b.o.seconds / rounds;
+	b.gathering = rounds > 1;
+	for (unsigned k = 0; k < rounds; k++)
+		for (size_t i = 0; i < n; i++) {
+			if (b.o.json && !b.o.quiet)
+				fprintf(stderr, "speed: %s (%zu/%zu, round %u of %u)\n", fb_cipher_name(list[i]),
+					i + 1, n, k + 1, rounds);
+			if (b.o.ops & 1)
+				bench_case(&b, list[i], FB_ENCRYPT);
+			if (b.o.ops & 2)
+				bench_case(&b, list[i], FB_DECRYPT);
+		}
+	if (b.gathering)
+		print_gathered(&b);
 	if (b.o.json)
 		puts("]");
 	else
-		printf("# ticks: TSC at %.1f MHz (~%.2f core cycles per tick); minimum over repetitions, "
-		       "empty call (%.0f ticks) subtracted; under 4 KB, per call of a batch\n",
-		       b.clk.tsc_hz / 1e6, b.clk.core_per_tick, b.clk.overhead);
+		printf("# ticks: TSC at %.1f MHz (~%.2f core cycles per tick); median over repetitions "
+		       "(of %u rounds' medians), empty call (%.0f ticks) subtracted; under 32 KB, per call of a batch\n",
+		       b.clk.tsc_hz / 1e6, b.clk.core_per_tick, b.o.rounds, b.clk.overhead);
 
 	fflush(stdout); /* before any exit-time hook that might _exit */
 	fb_ctx_free(b.ctx);
 	free(b.buf);
+	rounds_free(&b.rounds);
 	if (b.failures)
 		fprintf(stderr, "speed: %d row(s) with a mismatch or an error\n", b.failures);
 	return b.failures ? 1 : 0;

@@ -22,6 +22,7 @@ typedef struct bench_stats {
 	double median;    /* ticks, overhead subtracted */
 	size_t samples;   /* repetitions timed */
 	size_t calls;     /* calls of fn per repetition (min and median are per call) */
+	size_t min_reps;  /* repetitions asked for */
 	int capped;       /* 1: stopped at the hard time cap before min_reps */
 } bench_stats;
 

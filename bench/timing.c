@@ -252,5 +252,6 @@ void bench_measure_calls(const bench_clock *clk, bench_fn fn, bench_fn prep, voi
 	st->median = med > 0 ? med : 0;
 	st->samples = n;
 	st->calls = calls;
+	st->min_reps = min_reps;
 	st->capped = n < min_reps;
 }

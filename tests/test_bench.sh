@@ -8,6 +8,10 @@
 #     mode: every peer adapter's output (and every forced implementation's)
 #     matches fastblock's default output;
 #  3. `fastblock speed --cache` prints a row with figures per table kernel;
+#  5. rounds (bench/rounds.h): the timed run's rows (three rounds, the
+#     default) come merged, one row per library, implementation, cipher,
+#     direction, size and stream count, with a median no faster than the
+#     minimum; --rounds outside 1 .. 9 is a usage error.
 #  4. messages under 32 KB are timed as batches (calls_per_sample > 1 at
 #     64 B and 8 KB, 1 at 64 KB), and with a tiny budget a slow measurement stops at the
 #     time cap: the OpenSSL row of a 256 KB 3DES message, after a 1 KB one,
@@ -61,6 +65,13 @@ if st.get(("openssl", 262144)) != "capped" or st.get(("openssl", 1024)) not in (
 EOF
 fi
 
+# 5. --rounds outside 1 .. 9
+for n in 0 10; do
+	"$FB" speed --rounds $n --cipher aes-128-ecb --size 64 >/dev/null 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || { echo "FAIL: speed --rounds $n exited $rc, not 2"; exit 1; }
+done
+
 # shellcheck disable=SC2086 # the argument list splits on purpose
 "$FB" speed --peers --json --quiet --seconds 0.05 --size 16 --size 64 $args >"$tmp/timed.json"
 rc_timed=$?
@@ -108,6 +119,15 @@ timed = load(sys.argv[1], "timed run")
 check_rows = load(sys.argv[3], "check run")
 if timed is not None:
     check(timed, int(sys.argv[2]), "timed run", True)
+    seen = set()
+    for r in timed:
+        k = tuple(r.get(f) for f in ("library", "impl", "cipher", "op", "size", "streams"))
+        if k in seen:
+            failures.append("timed run: row %r twice (rounds not merged)" % (k,))
+        seen.add(k)
+        if r.get("status") == "ok" and r["cycles_per_block_median"] < r["cycles_per_block"]:
+            failures.append("timed run: %r median %s below its minimum %s" % (k, r["cycles_per_block_median"],
+                                                                               r["cycles_per_block"]))
     if not any(r.get("library") == "fastblock" and r.get("impl") == "default" and r.get("mb_per_s")
                for r in timed):
         failures.append("timed run: no timed fastblock row")
