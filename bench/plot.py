@@ -50,12 +50,14 @@ def fmt_num(v, digits=0):
     return ("{:,.%df}" % digits).format(v)
 
 
-# The figure each table shows: the median over a row's repetitions (over
-# its rounds' medians, bench/rounds.h) or their minimum. On the shared
-# 2-vCPU guests the median is the steadier: the core clock wanders, and a
-# row's fastest repetitions (its minimum) catch moments of a higher clock,
-# up to ~1.3x the median on Sapphire Rapids (a serial chain timed faster than
-# its cycle floor allows at the usual clock), at random between rows.
+# The figure each table shows: the median over a row's repetitions in its
+# best round (bench/rounds.h), or their minimum over all rounds. On the
+# shared 2-vCPU guests the median is the steadier: the core clock wanders,
+# and a row's fastest repetitions (its minimum) catch moments of a higher
+# clock, up to ~1.3x the median on Sapphire Rapids (a serial chain timed
+# faster than its cycle floor allows at the usual clock), at random between
+# rows; the best round's median escapes a slow stretch of the host that
+# the median of all rounds would not (bench/limits.md, "three rounds").
 MEDIAN_OF = {"mb_per_s": "mb_per_s_median", "cycles_per_byte": "cycles_per_byte_median",
              "cycles_per_block": "cycles_per_block_median", "key_setup_cycles": "key_setup_cycles_median"}
 
@@ -480,7 +482,7 @@ def main():
     ap.add_argument("--png", default="docs/benchmarks.png")
     ap.add_argument("--command", default="make bench", help="how the run was made (for the text)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",
-                    help="the figure of a row the tables show (default median; see MEDIAN_OF)")
+                    help="the figure of a row the tables show (default: the median of its best round; see MEDIAN_OF)")
     a = ap.parse_args()
 
     with open(a.info) as f:
@@ -523,7 +525,7 @@ def main():
               "is reported and never timed." % (
                   info.get("empty_call_ticks", 0),
                   "in %d rounds" % info["rounds"] if info.get("rounds", 1) > 1 else "once",
-                  "median of the rounds' medians" if a.stat == "median" else "minimum over all repetitions",
+                  "median of each row's best round" if a.stat == "median" else "minimum over all repetitions",
                   "minimum" if a.stat == "median" else "median"))
     md.append("- **fastblock (default)** is what the library picks (the implementation in brackets: "
               "the parallel one for ECB, CTR, XTS and all decryption, the serial one for CBC/CFB/OFB "

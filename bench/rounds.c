@@ -116,15 +116,13 @@ int rounds_add(bench_rounds *g, const row *r)
 	return 0;
 }
 
-static double median(double *v, unsigned n)
+/* The best round's median: the lowest of n > 0 (ticks, or a key setup's). */
+static double lowest(const double *v, unsigned n)
 {
-	for (unsigned i = 1; i < n; i++) /* a handful: insertion sort */
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double m = v[0];
+	for (unsigned i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
 }
 
 size_t rounds_finish(bench_rounds *g)
@@ -132,10 +130,12 @@ size_t rounds_finish(bench_rounds *g)
 	for (size_t i = 0; i < g->n; i++) {
 		gathered_row *x = &g->rows[i];
 		x->r.impl = x->impl; /* the array may have moved since take() */
+		x->r.round_medians = x->n_med ? x->med : NULL;
+		x->r.n_rounds = x->n_med;
 		if (x->n_med)
-			x->r.st.median = median(x->med, x->n_med);
+			x->r.st.median = lowest(x->med, x->n_med);
 		if (x->n_ks_med)
-			x->r.ks.median = median(x->ks_med, x->n_ks_med);
+			x->r.ks.median = lowest(x->ks_med, x->n_ks_med);
 	}
 	return g->n;
 }

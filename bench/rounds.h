@@ -6,11 +6,13 @@
  * out 40-50% slow while rows measured outside it do not: a lost row that
  * is the host's. A case's rows one after the other do not escape it (a
  * case takes about a second), so `fastblock speed` measures its whole
- * list in several rounds, each with a share of the time budget, and a
- * row's figures are the minimum over all its rounds' repetitions and the
- * median of its rounds' medians: a slow stretch must cover every round of
- * a row, a minute or more apart in `make bench`, to move it. fastblock's
- * rows and the peers' are treated alike.
+ * list in several rounds, each with a share of the time budget, minutes
+ * apart in `make bench`. A row's minimum is over all its rounds'
+ * repetitions; its median is the median of its best round (the lowest of
+ * the rounds' medians): a slow stretch must cover every round of the row
+ * to move it, and the median within a round is not moved by the few
+ * repetitions that catch a moment of a higher core clock, which a minimum
+ * takes. fastblock's rows and the peers' are treated alike.
  */
 #ifndef FB_BENCH_ROUNDS_H
 #define FB_BENCH_ROUNDS_H
@@ -30,6 +32,8 @@ typedef struct row {
 	bench_stats ks;
 	const char *parallel_impl, *serial_impl;
 	int constant_time; /* -1: not applicable */
+	const double *round_medians; /* each round's median (ticks a call), or NULL */
+	unsigned n_rounds;
 } row;
 
 #define BENCH_MAX_ROUNDS 9
@@ -53,8 +57,8 @@ typedef struct bench_rounds {
  * or -1 when out of memory (the caller then prints the row as it is). */
 int rounds_add(bench_rounds *g, const row *r);
 
-/* The merged rows, in the order they first came, with their medians
- * (each the median of the rounds' medians); rounds_clear starts afresh. */
+/* The merged rows, in the order they first came, each with the median
+ * of its best round; rounds_clear starts afresh. */
 size_t rounds_finish(bench_rounds *g);
 const row *rounds_row(const bench_rounds *g, size_t i);
 void rounds_clear(bench_rounds *g);

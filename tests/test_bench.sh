@@ -10,8 +10,9 @@
 #  3. `fastblock speed --cache` prints a row with figures per table kernel;
 #  5. rounds (bench/rounds.h): the timed run's rows (three rounds, the
 #     default) come merged, one row per library, implementation, cipher,
-#     direction, size and stream count, with a median no faster than the
-#     minimum; --rounds outside 1 .. 9 is a usage error.
+#     direction, size and stream count, with a median (its best round's)
+#     no faster than the minimum (over every round); --rounds outside
+#     1 .. 9 is a usage error.
 #  4. messages under 32 KB are timed as batches (calls_per_sample > 1 at
 #     64 B and 8 KB, 1 at 64 KB), and with a tiny budget a slow measurement stops at the
 #     time cap: the OpenSSL row of a 256 KB 3DES message, after a 1 KB one,
