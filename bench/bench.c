@@ -94,7 +94,7 @@ typedef struct opts {
 	unsigned threads; /* one thread against this many (threads.c), nothing else */
 	size_t mb;        /* message size for --threads, MB */
 	double seconds;
-	unsigned rounds; /* each case measured in this many rounds (rounds.h) */
+	unsigned rounds; /* the whole list measured this many times over (rounds.h) */
 	uint64_t seed;
 } opts;
 
