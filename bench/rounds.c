@@ -1,5 +1,5 @@
 /*
- * rounds.c - a case's rows gathered over its rounds (see rounds.h).
+ * rounds.c - the rows of a run gathered over its rounds (see rounds.h).
  */
 #include "rounds.h"
 

@@ -1,5 +1,5 @@
 /*
- * rounds.h - a benchmark row, and a case's rows gathered over rounds.
+ * rounds.h - a benchmark row, and the rows of a run gathered over rounds.
  *
  * A shared host slows whole stretches of time, from tens of milliseconds
  * to seconds (a busy sibling thread), and a row measured inside one comes

@@ -8,15 +8,15 @@
 #     mode: every peer adapter's output (and every forced implementation's)
 #     matches fastblock's default output;
 #  3. `fastblock speed --cache` prints a row with figures per table kernel;
+#  4. messages under 32 KB are timed as batches (calls_per_sample > 1 at
+#     64 B and 8 KB, 1 at 64 KB), and with a tiny budget a slow measurement stops at the
+#     time cap: the OpenSSL row of a 256 KB 3DES message, after a 1 KB one,
+#     is marked "capped" instead of timed (and the run still exits 0).
 #  5. rounds (bench/rounds.h): the timed run's rows (three rounds, the
 #     default) come merged, one row per library, implementation, cipher,
 #     direction, size and stream count, with a median (its best round's)
 #     no faster than the minimum (over every round); --rounds outside
 #     1 .. 9 is a usage error.
-#  4. messages under 32 KB are timed as batches (calls_per_sample > 1 at
-#     64 B and 8 KB, 1 at 64 KB), and with a tiny budget a slow measurement stops at the
-#     time cap: the OpenSSL row of a 256 KB 3DES message, after a 1 KB one,
-#     is marked "capped" instead of timed (and the run still exits 0).
 # No speed is asserted. Fails on a malformed array, a missing field, or any
 # row whose status is not "ok".
 set -u
