@@ -42,11 +42,10 @@ static const struct fb_ladder_row ladder[] = {
 	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512, 10, 1, 0,
 	  "AMD Zen 4: one 64-lane SIMD step costs about as much as nine blocks by tables (four interleaved, BEXTR)",
 	  FB_CPU_AMD_ZEN },
-	/* Intel: BEXTR is two uops there, as the shift and MOVZX it replaces;
-	 * the crossover measured before it stands */
-	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512, 7, 1, 0,
-	  "one 64-lane SIMD step costs about as much as six or seven blocks by tables", 0 },
-	{ &fb_twofish_avx2, &fb_twofish_table_avx2, 8, 1, 0,
+	/* Intel: the rung without BEXTR, which is two uops there */
+	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512_tree, 9, 1, 0,
+	  "one 64-lane SIMD step costs about as much as eight or nine blocks by tables", 0 },
+	{ &fb_twofish_avx2, &fb_twofish_table_avx2_tree, 8, 1, 0,
 	  "twofish/avx2 works in groups of 8 blocks; shorter runs and tails go by tables (same schedule)", 0 },
 #endif
 	{ NULL, NULL, 0, 0, 0, NULL, 0 },

@@ -197,18 +197,20 @@ int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
 	return fb_twofish_table_setkey_by(ksp, key, keylen, keys_avx2);
 }
 
-/* What the two kernels share: all but the serial chain's CBC step. */
+/* What the three kernels share: all but the serial chains and the form of
+ * the parallel paths (with BEXTR, _bmi, or without: see -tree). */
 #define TFTAB2_COMMON                                                                  \
 	.family = "twofish", .block_size = 16, .cpu_needs = FB_CPU_AVX2 | FB_CPU_BMI2,         \
 	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_table_ks), .fills_schedule = 1, \
-	.setkey = fb_twofish_table_setkey_avx2, .encrypt = fb_twofish_table_encrypt_bmi,      \
-	.decrypt = fb_twofish_table_decrypt_bmi, .cbc_dec = fb_twofish_table_cbc_dec_bmi,     \
-	.ctr32 = fb_twofish_table_ctr32_bmi
+	.setkey = fb_twofish_table_setkey_avx2
+#define TFTAB2_PAR(sfx)                                                                       \
+	.encrypt = fb_twofish_table_encrypt##sfx, .decrypt = fb_twofish_table_decrypt##sfx,   \
+	.cbc_dec = fb_twofish_table_cbc_dec##sfx, .ctr32 = fb_twofish_table_ctr32##sfx
 
 const fb_kernel fb_twofish_table_avx2 = {
 	.name = "twofish/table-avx2",
 	.note = "full-keying tables, four blocks interleaved; key setup by AVX2 (vpshufb q)",
-	TFTAB2_COMMON,
+	TFTAB2_COMMON, TFTAB2_PAR(_bmi),
 	.cbc_enc = fb_twofish_table_cbc_enc,
 	.ofb = fb_twofish_table_ofb,
 	.cfb_enc = fb_twofish_table_cfb_enc,
@@ -220,7 +222,7 @@ const fb_kernel fb_twofish_table_avx2 = {
 const fb_kernel fb_twofish_table_avx2_t0 = {
 	.name = "twofish/table-avx2-t0",
 	.note = "twofish/table-avx2 with the serial chains' PHT on the first g",
-	TFTAB2_COMMON,
+	TFTAB2_COMMON, TFTAB2_PAR(_bmi),
 	.cbc_enc = fb_twofish_table_cbc_enc_t0,
 	.ofb = fb_twofish_table_ofb_t0,
 	.cfb_enc = fb_twofish_table_cfb_enc_t0,
@@ -228,13 +230,15 @@ const fb_kernel fb_twofish_table_avx2_t0 = {
 	.serial_avoid_on = FB_CPU_SLOW_VEC_CHAIN,
 };
 
-/* The same with twofish/table-avx512-tree's serial chains: the AVX2 class
- * on Intel (under the AVX2 mask on the Sapphire Rapids class, CBC/CFB/OFB
- * encryption 1.04x twofish/table-avx2's speed); AMD passes it over. */
+/* The same with twofish/table-avx512-tree's serial chains and, as there,
+ * no BEXTR in the interleaved blocks (two uops on Intel): the AVX2 class
+ * on Intel, as the serial kernel (under the AVX2 mask on the Sapphire
+ * Rapids class, CBC/CFB/OFB encryption 1.04x twofish/table-avx2's speed)
+ * and as twofish/avx2's rung; AMD passes it over. */
 const fb_kernel fb_twofish_table_avx2_tree = {
 	.name = "twofish/table-avx2-tree",
-	.note = "twofish/table-avx2 with -t0's chains and each g's XORs as a balanced tree",
-	TFTAB2_COMMON,
+	.note = "twofish/table-avx2 with -t0's chains, each g's XORs as a balanced tree, and no BEXTR (Intel)",
+	TFTAB2_COMMON, TFTAB2_PAR(),
 	.cbc_enc = fb_twofish_table_cbc_enc_tree,
 	.ofb = fb_twofish_table_ofb_tree,
 	.cfb_enc = fb_twofish_table_cfb_enc_tree,
