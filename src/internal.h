@@ -478,4 +478,19 @@ static inline void fb_wipe(void *p, size_t n)
 #define fb_bextr32(x, start, len) (((uint32_t)(x) >> (start)) & ((1u << (len)) - 1))
 #endif
 
+/* x rotated right by n (a constant), by BMI2's RORX, which writes another
+ * register than x's: no copy of x before it, as ROR and SHR need. For
+ * table indices (its low byte) in code that runs where FB_CPU_BMI2 is
+ * present. Inline assembly: GCC turns a rotate's low byte back into a
+ * shift or a high byte register. */
+#if FB_X86 && defined(__GNUC__)
+#define fb_rorx32(x, n) __extension__({ \
+		uint32_t r_; \
+		__asm__("rorx %2, %1, %0" : "=r"(r_) : "rm"((uint32_t)(x)), "i"(n)); \
+		r_; \
+	})
+#else
+#define fb_rorx32(x, n) fb_rotr32((x), (n))
+#endif
+
 #endif

@@ -14,9 +14,9 @@
  * kernel may win (measure with `fastblock speed`).
  *
  * Two groups, because a gather's latency (~20+ cycles) would otherwise stall
- * each round. Fewer than 8 blocks go to the table code, in its form without
- * BEXTR: the selection takes this kernel on Intel only, where BEXTR is two
- * uops (twofish/table-avx2-tree).
+ * each round. Fewer than 8 blocks go to the table code, in its RORX form:
+ * the selection takes this kernel on Intel only, where BEXTR is two uops
+ * (twofish/table-avx2-tree).
  *
  * Not constant-time: the gathers' addresses depend on key and data.
  */
@@ -181,7 +181,7 @@ TF_AVX2 static void tf2_encrypt(const void *ks, uint8_t *out, const uint8_t *in,
 		tf2_ecb_step(ks, out, in, 1, 0);
 		n -= 8, in += 128, out += 128;
 	}
-	fb_twofish_table_encrypt(ks, out, in, n);
+	fb_twofish_table_encrypt_rorx(ks, out, in, n);
 }
 
 TF_AVX2 static void tf2_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
@@ -192,7 +192,7 @@ TF_AVX2 static void tf2_decrypt(const void *ks, uint8_t *out, const uint8_t *in,
 		tf2_ecb_step(ks, out, in, 1, 1);
 		n -= 8, in += 128, out += 128;
 	}
-	fb_twofish_table_decrypt(ks, out, in, n);
+	fb_twofish_table_decrypt_rorx(ks, out, in, n);
 }
 
 /* CTR: counter blocks built in transposed form, only the keystream is
@@ -292,7 +292,7 @@ const fb_kernel fb_twofish_avx2 = {
 	.name = "twofish/avx2",
 	.family = "twofish",
 	.block_size = 16,
-	.cpu_needs = FB_CPU_AVX2,
+	.cpu_needs = FB_CPU_AVX2 | FB_CPU_BMI2, /* the tables' tails: RORX */
 	.constant_time = 0,
 	.batch = 16,
 	.ks_size = sizeof(twofish_table_ks),

@@ -47,7 +47,8 @@ int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 
 /* The parallel paths on the table layout (four blocks interleaved, then
  * two, then one): ECB, CBC decryption and CTR; _bmi: with BMI1's BEXTR
- * (x86, for kernels needing FB_CPU_BMI2). */
+ * (AMD), _rorx: with BMI2's RORX (Intel), both x86, for kernels needing
+ * FB_CPU_BMI2. */
 #define TF_PARALLEL_DECLS(suffix)                                                                           \
 	void fb_twofish_table_encrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);    \
 	void fb_twofish_table_decrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);    \
@@ -57,6 +58,7 @@ int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 					    uint8_t *ctr);
 TF_PARALLEL_DECLS()
 TF_PARALLEL_DECLS(_bmi)
+TF_PARALLEL_DECLS(_rorx)
 /* The serial chains (CBC encryption, OFB, CFB and CFB8 encryption), keys and data
  * in registers; _t0: the chain's other PHT order (twofish/table-avx512-t0);
  * _tree: -t0's order with each g's XORs as a balanced tree

@@ -146,11 +146,22 @@ int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
 
 /* The same with bytes 1 and 2 by BEXTR (fb_bextr32): four ALU operations
  * per g word instead of five, and interleaved blocks are bound by the
- * ALUs. Only in the _bmi functions. */
+ * ALUs (AMD Zen, where BEXTR is one uop). Only in the _bmi functions. */
 #define TF_G0_BMI(s, x) ((s)[0][(x) & 255] ^ (s)[1][fb_bextr32(x, 8, 8)] ^ \
 			 (s)[2][fb_bextr32(x, 16, 8)] ^ (s)[3][(x) >> 24])
 #define TF_G1_BMI(s, x) ((s)[0][(x) >> 24] ^ (s)[1][(x) & 255] ^ \
 			 (s)[2][fb_bextr32(x, 8, 8)] ^ (s)[3][fb_bextr32(x, 16, 8)])
+
+/* The same with bytes 1 and 2 by RORX and MOVZX (fb_rorx32): Intel runs
+ * BEXTR as two uops and a high byte register needs the word in one of
+ * four registers (copies), so four interleaved blocks, bound there by
+ * how many uops the core renames a cycle, take the fewest this way
+ * (Sapphire Rapids class, four blocks: 0.94-0.96 of the portable form's time,
+ * 0.78-0.86 of BEXTR's). Only in the _rorx functions. */
+#define TF_G0_RORX(s, x) ((s)[0][(x) & 255] ^ (s)[1][(uint8_t)fb_rorx32(x, 8)] ^ \
+			  (s)[2][(uint8_t)fb_rorx32(x, 16)] ^ (s)[3][(x) >> 24])
+#define TF_G1_RORX(s, x) ((s)[0][(x) >> 24] ^ (s)[1][(x) & 255] ^ \
+			  (s)[2][(uint8_t)fb_rorx32(x, 8)] ^ (s)[3][(uint8_t)fb_rorx32(x, 16)])
 
 /* g on one block's chain: byte 2's index takes a shift and a zero
  * extension and the other three one instruction each (byte 1 as a high
@@ -233,20 +244,24 @@ static inline __attribute__((always_inline)) uint32_t tf_g_tree(uint32_t b0, uin
 		c = fb_rotl32(c, 1) ^ x_; \
 		d = fb_rotr32(d ^ y_, 1); \
 	} while (0)
-/* m interleaved blocks (m = 1: one chain); bmi: g by TF_G0_BMI and
- * TF_G1_BMI. */
-#define TF_ENC_ROUND(m, bmi, s, a, b, c, d, k) do { \
+/* m interleaved blocks (m = 1: one chain); form: g by TF_G0 and TF_G1
+ * (0), the _BMI pair (1) or the _RORX pair (2). */
+#define TF_ENC_ROUND(m, form, s, a, b, c, d, k) do { \
 		if ((m) == 1) \
 			TF_ENC_ROUND_P(TF_G0_CHAIN, TF_G1_CHAIN, TF_PHT_AFTER_T1, s, a, b, c, d, k); \
-		else if (bmi) \
+		else if ((form) == 2) \
+			TF_ENC_ROUND_P(TF_G0_RORX, TF_G1_RORX, TF_PHT, s, a, b, c, d, k); \
+		else if (form) \
 			TF_ENC_ROUND_P(TF_G0_BMI, TF_G1_BMI, TF_PHT, s, a, b, c, d, k); \
 		else \
 			TF_ENC_ROUND_P(TF_G0, TF_G1, TF_PHT, s, a, b, c, d, k); \
 	} while (0)
-#define TF_DEC_ROUND(m, bmi, s, a, b, c, d, k) do { \
+#define TF_DEC_ROUND(m, form, s, a, b, c, d, k) do { \
 		if ((m) == 1) \
 			TF_DEC_ROUND_P(TF_G0_CHAIN, TF_G1_CHAIN, TF_PHT_AFTER_T0, s, a, b, c, d, k); \
-		else if (bmi) \
+		else if ((form) == 2) \
+			TF_DEC_ROUND_P(TF_G0_RORX, TF_G1_RORX, TF_PHT, s, a, b, c, d, k); \
+		else if (form) \
 			TF_DEC_ROUND_P(TF_G0_BMI, TF_G1_BMI, TF_PHT, s, a, b, c, d, k); \
 		else \
 			TF_DEC_ROUND_P(TF_G0, TF_G1, TF_PHT, s, a, b, c, d, k); \
@@ -260,44 +275,44 @@ static inline __attribute__((always_inline)) uint32_t tf_g_tree(uint32_t b0, uin
  * registers nearly hold: on Zen 5 under the AVX2 mask, 8 KB ECB takes 64
  * TSC ticks a block with four, 66 with three, 82 with two. */
 static inline __attribute__((always_inline)) void tf_enc_m(const uint32_t (*s)[256], const uint32_t *k,
-							   uint32_t w[][4], const int m, const int bmi)
+							   uint32_t w[][4], const int m, const int form)
 {
 	#pragma GCC unroll 8
 	for (unsigned r = 0; r < 16; r += 2) {
 		#pragma GCC unroll 4
 		for (int j = 0; j < m; j++)
-			TF_ENC_ROUND(m, bmi, s, w[j][0], w[j][1], w[j][2], w[j][3], k + 8 + 2 * r);
+			TF_ENC_ROUND(m, form, s, w[j][0], w[j][1], w[j][2], w[j][3], k + 8 + 2 * r);
 		#pragma GCC unroll 4
 		for (int j = 0; j < m; j++)
-			TF_ENC_ROUND(m, bmi, s, w[j][2], w[j][3], w[j][0], w[j][1], k + 10 + 2 * r);
+			TF_ENC_ROUND(m, form, s, w[j][2], w[j][3], w[j][0], w[j][1], k + 10 + 2 * r);
 	}
 }
 
 static inline __attribute__((always_inline)) void tf_dec_m(const uint32_t (*s)[256], const uint32_t *k,
-							   uint32_t w[][4], const int m, const int bmi)
+							   uint32_t w[][4], const int m, const int form)
 {
 	#pragma GCC unroll 8
 	for (int r = 14; r >= 0; r -= 2) {
 		#pragma GCC unroll 4
 		for (int j = 0; j < m; j++)
-			TF_DEC_ROUND(m, bmi, s, w[j][2], w[j][3], w[j][0], w[j][1], k + 10 + 2 * r);
+			TF_DEC_ROUND(m, form, s, w[j][2], w[j][3], w[j][0], w[j][1], k + 10 + 2 * r);
 		#pragma GCC unroll 4
 		for (int j = 0; j < m; j++)
-			TF_DEC_ROUND(m, bmi, s, w[j][0], w[j][1], w[j][2], w[j][3], k + 8 + 2 * r);
+			TF_DEC_ROUND(m, form, s, w[j][0], w[j][1], w[j][2], w[j][3], k + 8 + 2 * r);
 	}
 }
 
 /* Encryption of m blocks: words (a, b, c, d) whitened by k[0..3] in, and
  * (c, d, a, b) by k[4..7] out. */
 static inline __attribute__((always_inline)) void tf_enc_blocks(const twofish_table_ks *ks, uint8_t *out,
-								const uint8_t *in, const int m, const int bmi)
+								const uint8_t *in, const int m, const int form)
 {
 	const uint32_t *k = ks->k;
 	uint32_t w[4][4];
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
 			w[j][i] = fb_load32_le(in + 16 * j + 4 * i) ^ k[i];
-	tf_enc_m(ks->s, k, w, m, bmi);
+	tf_enc_m(ks->s, k, w, m, form);
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
 			fb_store32_le(out + 16 * j + 4 * i, w[j][(i + 2) & 3] ^ k[4 + i]);
@@ -305,14 +320,14 @@ static inline __attribute__((always_inline)) void tf_enc_blocks(const twofish_ta
 
 /* Decryption: the same words the other way round. */
 static inline __attribute__((always_inline)) void tf_dec_blocks(const twofish_table_ks *ks, uint8_t *out,
-								const uint8_t *in, const int m, const int bmi)
+								const uint8_t *in, const int m, const int form)
 {
 	const uint32_t *k = ks->k;
 	uint32_t w[4][4];
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
 			w[j][(i + 2) & 3] = fb_load32_le(in + 16 * j + 4 * i) ^ k[4 + i];
-	tf_dec_m(ks->s, k, w, m, bmi);
+	tf_dec_m(ks->s, k, w, m, form);
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
 			fb_store32_le(out + 16 * j + 4 * i, w[j][i] ^ k[i]);
@@ -323,20 +338,22 @@ static inline __attribute__((always_inline)) void tf_dec_blocks(const twofish_ta
  * ticks, Zen 4 under the AVX2 mask) in a function of its own (inline, the
  * larger body cost runs of 4k+2 blocks 4-10%), or the serial modes' one
  * block, its rounds unrolled for latency. fn takes the block count and
- * bmi last; fn##3 is its three-block function. */
-#define TF_REST(n, bmi, fn, ...) do { \
+ * form last; fn##3 is its three-block function. */
+#define TF_REST(n, form, fn, ...) do { \
 		if ((n) == 2) \
-			fn(__VA_ARGS__, 2, bmi); \
+			fn(__VA_ARGS__, 2, form); \
 		else if ((n) == 3) \
-			fn##3(__VA_ARGS__, bmi); \
+			fn##3(__VA_ARGS__, form); \
 		else if (n) \
 			fn(__VA_ARGS__, 1, 0); \
 	} while (0)
 #define TF_UNPAREN(...) __VA_ARGS__
 #define TF_THREE(fn, params, args)                                      \
-	static __attribute__((noinline)) void fn##3(TF_UNPAREN params, const int bmi) \
+	static __attribute__((noinline)) void fn##3(TF_UNPAREN params, const int form) \
 	{                                                                 \
-		if (bmi)                                                  \
+		if (form == 2)                                           \
+			fn(TF_UNPAREN args, 3, 2);                        \
+		else if (form)                                           \
 			fn(TF_UNPAREN args, 3, 1);                        \
 		else                                                      \
 			fn(TF_UNPAREN args, 3, 0);                        \
@@ -345,19 +362,19 @@ TF_THREE(tf_enc_blocks, (const void *ksp, uint8_t *out, const uint8_t *in), (ksp
 TF_THREE(tf_dec_blocks, (const void *ksp, uint8_t *out, const uint8_t *in), (ksp, out, in))
 
 static inline __attribute__((always_inline)) void tf_encrypt(const void *ksp, uint8_t *out, const uint8_t *in,
-							     size_t n, const int bmi)
+							     size_t n, const int form)
 {
 	for (; n >= 4; n -= 4, in += 64, out += 64)
-		tf_enc_blocks(ksp, out, in, 4, bmi);
-	TF_REST(n, bmi, tf_enc_blocks, ksp, out, in);
+		tf_enc_blocks(ksp, out, in, 4, form);
+	TF_REST(n, form, tf_enc_blocks, ksp, out, in);
 }
 
 static inline __attribute__((always_inline)) void tf_decrypt(const void *ksp, uint8_t *out, const uint8_t *in,
-							     size_t n, const int bmi)
+							     size_t n, const int form)
 {
 	for (; n >= 4; n -= 4, in += 64, out += 64)
-		tf_dec_blocks(ksp, out, in, 4, bmi);
-	TF_REST(n, bmi, tf_dec_blocks, ksp, out, in);
+		tf_dec_blocks(ksp, out, in, 4, form);
+	TF_REST(n, form, tf_dec_blocks, ksp, out, in);
 }
 
 /* CTR (the ctr32 hook): m counter blocks made in registers, encrypted and
@@ -367,7 +384,7 @@ static inline __attribute__((always_inline)) void tf_decrypt(const void *ksp, ui
  * ~14 ticks a block on top of ECB's 64. */
 static inline __attribute__((always_inline)) void tf_ctr_blocks(const twofish_table_ks *ks, uint8_t *out,
 								const uint8_t *in, const uint32_t cw[3],
-								uint32_t c3, const int m, const int bmi)
+								uint32_t c3, const int m, const int form)
 {
 	const uint32_t *k = ks->k;
 	uint32_t w[4][4];
@@ -376,7 +393,7 @@ static inline __attribute__((always_inline)) void tf_ctr_blocks(const twofish_ta
 			w[j][i] = cw[i] ^ k[i];
 		w[j][3] = __builtin_bswap32(c3 + (uint32_t)j) ^ k[3]; /* LE word of big-endian bytes */
 	}
-	tf_enc_m(ks->s, k, w, m, bmi);
+	tf_enc_m(ks->s, k, w, m, form);
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
 			fb_store32_le(out + 16 * j + 4 * i,
@@ -387,13 +404,13 @@ TF_THREE(tf_ctr_blocks, (const void *ksp, uint8_t *out, const uint8_t *in, const
 	 (ksp, out, in, cw, c3))
 
 static inline __attribute__((always_inline)) void tf_ctr32(const void *ksp, uint8_t *out, const uint8_t *in,
-							   size_t n, uint8_t *ctr, const int bmi)
+							   size_t n, uint8_t *ctr, const int form)
 {
 	uint32_t cw[3] = { fb_load32_le(ctr), fb_load32_le(ctr + 4), fb_load32_le(ctr + 8) };
 	uint32_t c3 = fb_load32_be(ctr + 12);
 	for (; n >= 4; n -= 4, in += 64, out += 64, c3 += 4)
-		tf_ctr_blocks(ksp, out, in, cw, c3, 4, bmi);
-	TF_REST(n, bmi, tf_ctr_blocks, ksp, out, in, cw, c3);
+		tf_ctr_blocks(ksp, out, in, cw, c3, 4, form);
+	TF_REST(n, form, tf_ctr_blocks, ksp, out, in, cw, c3);
 	fb_store32_be(ctr + 12, c3 + (uint32_t)n);
 }
 
@@ -519,7 +536,7 @@ TF_CHAINS(_tree, 1, 1)
  * is written (in place works), and prev[] carries the chain. */
 static inline __attribute__((always_inline)) void tf_cbc_dec_blocks(const twofish_table_ks *ks, uint8_t *out,
 								    const uint8_t *in, uint32_t prev[4],
-								    const int m, const int bmi)
+								    const int m, const int form)
 {
 	const uint32_t *k = ks->k;
 	uint32_t w[4][4], c[4][4];
@@ -528,7 +545,7 @@ static inline __attribute__((always_inline)) void tf_cbc_dec_blocks(const twofis
 			c[j][i] = fb_load32_le(in + 16 * j + 4 * i);
 			w[j][(i + 2) & 3] = c[j][i] ^ k[4 + i];
 		}
-	tf_dec_m(ks->s, k, w, m, bmi);
+	tf_dec_m(ks->s, k, w, m, form);
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
 			fb_store32_le(out + 16 * j + 4 * i, w[j][i] ^ k[i] ^ (j ? c[j - 1][i] : prev[i]));
@@ -537,15 +554,15 @@ static inline __attribute__((always_inline)) void tf_cbc_dec_blocks(const twofis
 }
 
 static inline __attribute__((always_inline)) void tf_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in,
-							     size_t n, uint8_t *iv, const int bmi)
+							     size_t n, uint8_t *iv, const int form)
 {
 	uint32_t prev[4] = { fb_load32_le(iv), fb_load32_le(iv + 4), fb_load32_le(iv + 8), fb_load32_le(iv + 12) };
 	for (; n >= 4; n -= 4, in += 64, out += 64)
-		tf_cbc_dec_blocks(ks, out, in, prev, 4, bmi);
+		tf_cbc_dec_blocks(ks, out, in, prev, 4, form);
 	/* not TF_REST: a call taking prev's address keeps the chain in memory
 	 * (runs of 4k+2 blocks 0.93x) */
 	if (n >= 2) {
-		tf_cbc_dec_blocks(ks, out, in, prev, 2, bmi);
+		tf_cbc_dec_blocks(ks, out, in, prev, 2, form);
 		n -= 2, in += 32, out += 32;
 	}
 	if (n)
@@ -554,29 +571,30 @@ static inline __attribute__((always_inline)) void tf_cbc_dec(const void *ks, uin
 		fb_store32_le(iv + 4 * i, prev[i]);
 }
 
-/* The parallel paths, portable and with BEXTR (TF_G0_BMI). */
-#define TF_PARALLEL(suffix, bmi)                                                                             \
+/* The parallel paths: portable, with BEXTR (TF_G0_BMI), with RORX (TF_G0_RORX). */
+#define TF_PARALLEL(suffix, form)                                                                            \
 	void fb_twofish_table_encrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n)     \
 	{                                                                                                    \
-		tf_encrypt(ks, out, in, n, bmi);                                                             \
+		tf_encrypt(ks, out, in, n, form);                                                            \
 	}                                                                                                    \
 	void fb_twofish_table_decrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n)     \
 	{                                                                                                    \
-		tf_decrypt(ks, out, in, n, bmi);                                                             \
+		tf_decrypt(ks, out, in, n, form);                                                            \
 	}                                                                                                    \
 	void fb_twofish_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
 					      uint8_t *iv)                                                 \
 	{                                                                                                    \
-		tf_cbc_dec(ks, out, in, n, iv, bmi);                                                         \
+		tf_cbc_dec(ks, out, in, n, iv, form);                                                        \
 	}                                                                                                    \
 	void fb_twofish_table_ctr32##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,       \
 					    uint8_t *ctr)                                                  \
 	{                                                                                                    \
-		tf_ctr32(ks, out, in, n, ctr, bmi);                                                          \
+		tf_ctr32(ks, out, in, n, ctr, form);                                                         \
 	}
 TF_PARALLEL(, 0)
 #if FB_X86
 TF_PARALLEL(_bmi, 1)
+TF_PARALLEL(_rorx, 2)
 #endif
 
 const fb_kernel fb_twofish_table = {

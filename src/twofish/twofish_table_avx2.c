@@ -198,7 +198,7 @@ int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
 }
 
 /* What the three kernels share: all but the serial chains and the form of
- * the parallel paths (with BEXTR, _bmi, or without: see -tree). */
+ * the parallel paths (with BEXTR, _bmi, or RORX, _rorx: see -tree). */
 #define TFTAB2_COMMON                                                                  \
 	.family = "twofish", .block_size = 16, .cpu_needs = FB_CPU_AVX2 | FB_CPU_BMI2,         \
 	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_table_ks), .fills_schedule = 1, \
@@ -231,14 +231,14 @@ const fb_kernel fb_twofish_table_avx2_t0 = {
 };
 
 /* The same with twofish/table-avx512-tree's serial chains and, as there,
- * no BEXTR in the interleaved blocks (two uops on Intel): the AVX2 class
+ * RORX for BEXTR in the interleaved blocks (two uops on Intel): the AVX2 class
  * on Intel, as the serial kernel (under the AVX2 mask on the Sapphire
  * Rapids class, CBC/CFB/OFB encryption 1.04x twofish/table-avx2's speed)
  * and as twofish/avx2's rung; AMD passes it over. */
 const fb_kernel fb_twofish_table_avx2_tree = {
 	.name = "twofish/table-avx2-tree",
-	.note = "twofish/table-avx2 with -t0's chains, each g's XORs as a balanced tree, and no BEXTR (Intel)",
-	TFTAB2_COMMON, TFTAB2_PAR(),
+	.note = "twofish/table-avx2 with -t0's chains, each g's XORs as a balanced tree, and RORX for BEXTR (Intel)",
+	TFTAB2_COMMON, TFTAB2_PAR(_rorx),
 	.cbc_enc = fb_twofish_table_cbc_enc_tree,
 	.ofb = fb_twofish_table_ofb_tree,
 	.cfb_enc = fb_twofish_table_cfb_enc_tree,

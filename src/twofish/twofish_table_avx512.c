@@ -13,17 +13,17 @@
  * also XORs each g's four table words as a balanced tree
  * (fb_twofish_table_cbc_enc_tree): faster on Intel, not timed on AMD,
  * where the serial list passes it over. It is Intel's rung too, so its
- * interleaved blocks take bytes 1 and 2 by shift and MOVZX: BEXTR, which
+ * interleaved blocks take bytes 1 and 2 by RORX and MOVZX: BEXTR, which
  * the other two use (one uop on AMD Zen), is two uops on Intel, and four
- * blocks by tables ran 1.15-1.22x slower with it on the Sapphire Rapids
- * class (bench/limits.md).
+ * blocks by tables ran 1.15-1.22x slower with it than without on the
+ * Sapphire Rapids class (bench/limits.md).
  */
 #include "twofish_impl.h"
 
 #if FB_X86
 
 /* The parallel paths on the table part of the schedule, with BEXTR (_bmi,
- * AMD) or without (Intel, where BEXTR is two uops: see -tree). */
+ * AMD) or RORX (_rorx, Intel, where BEXTR is two uops: see -tree). */
 #define TFTAB_PAR(sfx)                                                                                 \
 	static void tftab_encrypt##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n)       \
 	{                                                                                              \
@@ -38,7 +38,7 @@
 		fb_twofish_table_cbc_dec##sfx(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv); \
 	}
 TFTAB_PAR(_bmi)
-TFTAB_PAR()
+TFTAB_PAR(_rorx)
 
 /* The serial chains on the table part of the schedule. */
 #define TFTAB_CHAIN(fn)                                                                             \
@@ -81,8 +81,8 @@ const fb_kernel fb_twofish_table_avx512_t0 = {
 
 const fb_kernel fb_twofish_table_avx512_tree = {
 	.name = "twofish/table-avx512-tree",
-	.note = "twofish/table-avx512-t0 with each g's XORs as a balanced tree, and no BEXTR (Intel)",
-	TFTAB512_COMMON, TFTAB512_PAR(),
+	.note = "twofish/table-avx512-t0 with each g's XORs as a balanced tree, and RORX for BEXTR (Intel)",
+	TFTAB512_COMMON, TFTAB512_PAR(_rorx),
 	.cbc_enc = tftab_cbc_enc_tree, .ofb = tftab_ofb_tree, .cfb_enc = tftab_cfb_enc_tree,
 	.cfb8_enc = tftab_cfb8_enc_tree,
 	/* Sapphire Rapids class: serial CBC/CFB/OFB encryption 1.02x -t0's
