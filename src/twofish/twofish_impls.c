@@ -42,7 +42,8 @@ static const struct fb_ladder_row ladder[] = {
 	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512, 10, 1, 0,
 	  "AMD Zen 4: one 64-lane SIMD step costs about as much as nine blocks by tables (four interleaved, BEXTR)",
 	  FB_CPU_AMD_ZEN },
-	/* Intel: the rung without BEXTR, which is two uops there */
+	/* Intel: the -tree rung, whose interleaved blocks take RORX where
+	 * the others take BEXTR (two uops there) */
 	{ &fb_twofish_avx512_gfni, &fb_twofish_table_avx512_tree, 9, 1, 0,
 	  "one 64-lane SIMD step costs about as much as eight or nine blocks by tables", 0 },
 	{ &fb_twofish_avx2, &fb_twofish_table_avx2_tree, 8, 1, 0,

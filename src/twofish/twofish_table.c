@@ -156,8 +156,8 @@ int fb_twofish_table_setkey(void *ksp, const uint8_t *key, size_t keylen)
  * BEXTR as two uops and a high byte register needs the word in one of
  * four registers (copies), so four interleaved blocks, bound there by
  * how many uops the core renames a cycle, take the fewest this way
- * (Sapphire Rapids class, four blocks: 0.94-0.96 of the portable form's time,
- * 0.78-0.86 of BEXTR's). Only in the _rorx functions. */
+ * (Sapphire Rapids class, four blocks: 0.94-0.96 of the portable
+ * form's time, 0.78-0.86 of BEXTR's). Only in the _rorx functions. */
 #define TF_G0_RORX(s, x) ((s)[0][(x) & 255] ^ (s)[1][(uint8_t)fb_rorx32(x, 8)] ^ \
 			  (s)[2][(uint8_t)fb_rorx32(x, 16)] ^ (s)[3][(x) >> 24])
 #define TF_G1_RORX(s, x) ((s)[0][(x) >> 24] ^ (s)[1][(x) & 255] ^ \
@@ -351,9 +351,9 @@ static inline __attribute__((always_inline)) void tf_dec_blocks(const twofish_ta
 #define TF_THREE(fn, params, args)                                      \
 	static __attribute__((noinline)) void fn##3(TF_UNPAREN params, const int form) \
 	{                                                                 \
-		if (form == 2)                                           \
+		if (form == 2)                                            \
 			fn(TF_UNPAREN args, 3, 2);                        \
-		else if (form)                                           \
+		else if (form)                                            \
 			fn(TF_UNPAREN args, 3, 1);                        \
 		else                                                      \
 			fn(TF_UNPAREN args, 3, 0);                        \
