@@ -244,14 +244,17 @@ static inline __attribute__((always_inline)) uint32_t tf_g_tree(uint32_t b0, uin
 		c = fb_rotl32(c, 1) ^ x_; \
 		d = fb_rotr32(d ^ y_, 1); \
 	} while (0)
-/* m interleaved blocks (m = 1: one chain); form: g by TF_G0 and TF_G1
- * (0), the _BMI pair (1) or the _RORX pair (2). */
+/* How interleaved blocks take g's table indices (the form argument). */
+enum { TF_FORM_PORTABLE, TF_FORM_BEXTR, TF_FORM_RORX };
+
+/* m interleaved blocks (m = 1: one chain); form: g by TF_G0 and TF_G1,
+ * the _BMI pair or the _RORX pair. */
 #define TF_ENC_ROUND(m, form, s, a, b, c, d, k) do { \
 		if ((m) == 1) \
 			TF_ENC_ROUND_P(TF_G0_CHAIN, TF_G1_CHAIN, TF_PHT_AFTER_T1, s, a, b, c, d, k); \
-		else if ((form) == 2) \
+		else if ((form) == TF_FORM_RORX) \
 			TF_ENC_ROUND_P(TF_G0_RORX, TF_G1_RORX, TF_PHT, s, a, b, c, d, k); \
-		else if (form) \
+		else if ((form) == TF_FORM_BEXTR) \
 			TF_ENC_ROUND_P(TF_G0_BMI, TF_G1_BMI, TF_PHT, s, a, b, c, d, k); \
 		else \
 			TF_ENC_ROUND_P(TF_G0, TF_G1, TF_PHT, s, a, b, c, d, k); \
@@ -259,9 +262,9 @@ static inline __attribute__((always_inline)) uint32_t tf_g_tree(uint32_t b0, uin
 #define TF_DEC_ROUND(m, form, s, a, b, c, d, k) do { \
 		if ((m) == 1) \
 			TF_DEC_ROUND_P(TF_G0_CHAIN, TF_G1_CHAIN, TF_PHT_AFTER_T0, s, a, b, c, d, k); \
-		else if ((form) == 2) \
+		else if ((form) == TF_FORM_RORX) \
 			TF_DEC_ROUND_P(TF_G0_RORX, TF_G1_RORX, TF_PHT, s, a, b, c, d, k); \
-		else if (form) \
+		else if ((form) == TF_FORM_BEXTR) \
 			TF_DEC_ROUND_P(TF_G0_BMI, TF_G1_BMI, TF_PHT, s, a, b, c, d, k); \
 		else \
 			TF_DEC_ROUND_P(TF_G0, TF_G1, TF_PHT, s, a, b, c, d, k); \
@@ -345,18 +348,18 @@ static inline __attribute__((always_inline)) void tf_dec_blocks(const twofish_ta
 		else if ((n) == 3) \
 			fn##3(__VA_ARGS__, form); \
 		else if (n) \
-			fn(__VA_ARGS__, 1, 0); \
+			fn(__VA_ARGS__, 1, TF_FORM_PORTABLE); \
 	} while (0)
 #define TF_UNPAREN(...) __VA_ARGS__
 #define TF_THREE(fn, params, args)                                      \
 	static __attribute__((noinline)) void fn##3(TF_UNPAREN params, const int form) \
 	{                                                                 \
-		if (form == 2)                                            \
-			fn(TF_UNPAREN args, 3, 2);                        \
-		else if (form)                                            \
-			fn(TF_UNPAREN args, 3, 1);                        \
+		if (form == TF_FORM_RORX)                                 \
+			fn(TF_UNPAREN args, 3, TF_FORM_RORX);             \
+		else if (form == TF_FORM_BEXTR)                           \
+			fn(TF_UNPAREN args, 3, TF_FORM_BEXTR);            \
 		else                                                      \
-			fn(TF_UNPAREN args, 3, 0);                        \
+			fn(TF_UNPAREN args, 3, TF_FORM_PORTABLE);         \
 	}
 TF_THREE(tf_enc_blocks, (const void *ksp, uint8_t *out, const uint8_t *in), (ksp, out, in))
 TF_THREE(tf_dec_blocks, (const void *ksp, uint8_t *out, const uint8_t *in), (ksp, out, in))
@@ -566,7 +569,7 @@ static inline __attribute__((always_inline)) void tf_cbc_dec(const void *ks, uin
 		n -= 2, in += 32, out += 32;
 	}
 	if (n)
-		tf_cbc_dec_blocks(ks, out, in, prev, 1, 0);
+		tf_cbc_dec_blocks(ks, out, in, prev, 1, TF_FORM_PORTABLE);
 	for (int i = 0; i < 4; i++)
 		fb_store32_le(iv + 4 * i, prev[i]);
 }
@@ -591,10 +594,10 @@ static inline __attribute__((always_inline)) void tf_cbc_dec(const void *ks, uin
 	{                                                                                                    \
 		tf_ctr32(ks, out, in, n, ctr, form);                                                         \
 	}
-TF_PARALLEL(, 0)
+TF_PARALLEL(, TF_FORM_PORTABLE)
 #if FB_X86
-TF_PARALLEL(_bmi, 1)
-TF_PARALLEL(_rorx, 2)
+TF_PARALLEL(_bmi, TF_FORM_BEXTR)
+TF_PARALLEL(_rorx, TF_FORM_RORX)
 #endif
 
 const fb_kernel fb_twofish_table = {
