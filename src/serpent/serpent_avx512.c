@@ -423,59 +423,124 @@ INL void cbc_xor_store16(uint8_t *out, const uint8_t *in, V *x, size_t n, __m128
 	*prev = newprev;
 }
 
-/* CBC decryption of n <= 8 blocks: one on the xmm path, more on ymm. */
-static T512 void cbc_dec8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, __m128i *prev)
+/* CBC (cfb 0) or CFB (cfb 1) decryption of n <= 8 blocks: one on the xmm
+ * path, more on ymm. The ciphertext shifted by a block (CBC's XOR, CFB's
+ * cipher input) comes from registers loaded before any store, so out ==
+ * in works. */
+static T512 void chain_dec8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, __m128i *prev,
+			    int cfb)
 {
 	__m128i next = _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1)));
 	if (n == 1) {
 		uint8_t x[16];
-		dec_1(ks->k, x, in);
-		_mm_storeu_si128((__m128i *)out, _mm_xor_si128(_mm_loadu_si128((const __m128i *)x), *prev));
+		__m128i other = next;
+		if (cfb) {
+			_mm_storeu_si128((__m128i *)x, *prev);
+			enc_1(ks, x, x);
+		} else {
+			dec_1(ks->k, x, in);
+			other = *prev;
+		}
+		_mm_storeu_si128((__m128i *)out, _mm_xor_si128(_mm_loadu_si128((const __m128i *)x), other));
 		fb_wipe(x, sizeof x);
 	} else {
-		/* the ciphertext shifted by a block, from registers loaded before
-		 * any store, so out == in works */
 		Y s[4], c[4], sh[4], last = _mm256_broadcastsi128_si256(*prev);
 		for (unsigned i = 0; i < 4; i++) {
-			s[i] = c[i] = _mm256_maskz_loadu_epi32(reg_mask8(n, i), in + 32 * i);
+			c[i] = _mm256_maskz_loadu_epi32(reg_mask8(n, i), in + 32 * i);
 			sh[i] = _mm256_alignr_epi32(c[i], last, 4);
+			s[i] = cfb ? sh[i] : c[i];
 			last = c[i];
 		}
 		transpose8(s);
-		dec_8(ks->k, s);
-		store8(out, s, n, sh);
+		if (cfb)
+			enc_8(ks, s);
+		else
+			dec_8(ks->k, s);
+		store8(out, s, n, cfb ? c : sh);
 	}
 	*prev = next;
 }
 
-static T512 void serpent_avx512_cbc_dec(const void *ksv, uint8_t *out, const uint8_t *in, size_t n,
-					uint8_t *iv)
+/* One step of m > 8 blocks (g groups) of CBC decryption after the block
+ * prev. */
+INL void cbc_dec_step(const serpent_ks *ks, V *s, uint8_t *out, const uint8_t *in, size_t m, size_t g,
+		      __m128i prev)
 {
-	const serpent_ks *ks = ksv;
+	for (size_t i = 0; i < g; i++)
+		load16(s + 4 * i, in + 256 * i, in_group(m, i));
+	dec_groups(ks, s, g);
+	/* The last group first: each group needs the block before it, which
+	 * the group before overwrites in place. */
+	for (size_t i = g; i-- > 0;) {
+		__m128i p = i ? _mm_loadu_si128((const __m128i *)(in + 256 * i - 16)) : prev;
+		cbc_xor_store16(out + 256 * i, in + 256 * i, s + 4 * i, in_group(m, i), &p);
+	}
+}
+
+/*
+ * CFB decryption: out[i] = E(c[i-1]) ^ c[i], c[-1] = prev. The cipher's
+ * input is the ciphertext shifted by a block, joined from registers loaded
+ * before any store (valignd, as in CBC decryption); the ciphertext for the
+ * XOR is loaded again just before each group's store, and no group's store
+ * reaches another's input, so out == in works. Through the generic path
+ * (a copy of the shifted ciphertext, then ECB) it ran 0.92-0.94x CBC
+ * decryption's speed at 8 KB and 0.83x at 64 B (Sapphire Rapids class).
+ */
+INL void load16_shifted(V *x, const uint8_t *in, size_t n, V *last)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		__mmask16 m = reg_mask(n, i);
+		V c = m ? _mm512_maskz_loadu_epi32(m, in + 64 * i) : _mm512_setzero_si512();
+		x[i] = _mm512_alignr_epi32(c, *last, 12);
+		*last = c;
+	}
+	transpose(x);
+}
+
+INL void cfb_dec_step(const serpent_ks *ks, V *s, uint8_t *out, const uint8_t *in, size_t m, size_t g,
+		      __m128i prev)
+{
+	V last = _mm512_broadcast_i32x4(prev);
+	for (size_t i = 0; i < g; i++)
+		load16_shifted(s + 4 * i, in + 256 * i, in_group(m, i), &last);
+	enc_groups(ks, s, g);
+	for (size_t i = 0; i < g; i++)
+		xor_store16(out + 256 * i, in + 256 * i, s + 4 * i, in_group(m, i));
+}
+
+/* CBC (cfb 0) or CFB (cfb 1) decryption in steps of up to STEP_MAX blocks. */
+static T512 void chain_dec(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
+			   int cfb)
+{
 	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
 	V s[4 * (STEP_MAX / 16)];
 	while (n > 0) {
 		size_t m = n < STEP_MAX ? n : STEP_MAX, g = groups_of(m);
 		if (m <= 8) {
-			cbc_dec8(ks, out, in, m, &prev);
+			chain_dec8(ks, out, in, m, &prev, cfb);
 			break;
 		}
-		for (size_t i = 0; i < g; i++)
-			load16(s + 4 * i, in + 256 * i, in_group(m, i));
-		dec_groups(ks, s, g);
 		__m128i next = _mm_loadu_si128((const __m128i *)(in + 16 * (m - 1)));
-		/* The last group first: each group needs the block before it,
-		 * which the group before overwrites in place. */
-		for (size_t i = g; i-- > 0;) {
-			__m128i p = i ? _mm_loadu_si128((const __m128i *)(in + 256 * i - 16)) : prev;
-			cbc_xor_store16(out + 256 * i, in + 256 * i, s + 4 * i, in_group(m, i), &p);
-		}
+		if (cfb)
+			cfb_dec_step(ks, s, out, in, m, g, prev);
+		else
+			cbc_dec_step(ks, s, out, in, m, g, prev);
 		prev = next;
 		n -= m;
 		in += 16 * m;
 		out += 16 * m;
 	}
 	_mm_storeu_si128((__m128i *)iv, prev);
+}
+
+static T512 void serpent_avx512_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	chain_dec(ks, out, in, n, iv, 0);
+}
+
+static T512 void serpent_avx512_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	chain_dec(ks, out, in, n, iv, 1);
 }
 
 /*
@@ -620,6 +685,7 @@ const fb_kernel fb_serpent_avx512 = {
 	.decrypt = serpent_avx512_decrypt,
 	.ctr32 = serpent_avx512_ctr32,
 	.cbc_dec = serpent_avx512_cbc_dec,
+	.cfb_dec = serpent_avx512_cfb_dec,
 	.cbc_enc = serpent_avx512_cbc_enc,
 	.xts_enc = serpent_avx512_xts_enc,
 	.xts_dec = serpent_avx512_xts_dec,

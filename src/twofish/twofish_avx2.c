@@ -242,50 +242,71 @@ TF_AVX2 static void tf2_ctr32(const void *ks, uint8_t *out, const uint8_t *in, s
 	fb_store32_be(ctr + 12, c);
 }
 
-/* CBC decryption; every C_{i-1} of a step is loaded before its output is
- * stored, so out == in works. Returns the last ciphertext block (in the
- * high 128 bits). */
-TF_AVX2 TF_INLINE __m256i tf2_cbc_step(const twofish_table_ks *ks, uint8_t *out, const uint8_t *in,
-				       int ng, __m256i prev)
+/* CBC decryption (cfb 0), P_i = D(C_i) ^ C_{i-1}, or CFB decryption (cfb
+ * 1), P_i = E(C_{i-1}) ^ C_i. Every C_{i-1} of a step is loaded before its
+ * output is stored, so out == in works. Returns the last ciphertext block
+ * (in the high 128 bits). */
+TF_AVX2 TF_INLINE __m256i tf2_chain_step(const twofish_table_ks *ks, uint8_t *out, const uint8_t *in,
+					 int ng, __m256i prev, const int cfb)
 {
-	__m256i v[8], x[8];
+	__m256i v[8], x[8], sh[8];
 	tf2_load(x, in, ng);
 	#pragma GCC unroll 8
-	for (int j = 0; j < 4 * ng; j++)
-		v[j] = x[j];
+	for (int j = 0; j < 4 * ng; j++) {
+		sh[j] = _mm256_permute2x128_si256(j ? x[j - 1] : prev, x[j], 0x21);
+		v[j] = cfb ? sh[j] : x[j];
+	}
 	#pragma GCC unroll 2
 	for (int g = 0; g < ng; g++)
 		tf2_transpose(v + 4 * g);
-	tf2_crypt_words(ks, v, ng, 1);
+	tf2_crypt_words(ks, v, ng, !cfb);
 	#pragma GCC unroll 2
 	for (int g = 0; g < ng; g++)
 		tf2_transpose(v + 4 * g);
 	#pragma GCC unroll 8
 	for (int j = 0; j < 4 * ng; j++)
-		v[j] = _mm256_xor_si256(v[j], _mm256_permute2x128_si256(j ? x[j - 1] : prev, x[j], 0x21));
+		v[j] = _mm256_xor_si256(v[j], cfb ? x[j] : sh[j]);
 	tf2_store(out, v, ng);
 	return x[4 * ng - 1];
 }
 
-TF_AVX2 static void tf2_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+/* Whole groups of 8 and 16 blocks, the rest one at a time by the tables. */
+TF_AVX2 TF_INLINE void tf2_chain_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
+				     const int cfb)
 {
 	__m256i prev = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)iv));
 	for (; n >= 16; n -= 16, in += 256, out += 256)
-		prev = tf2_cbc_step(ks, out, in, 2, prev);
+		prev = tf2_chain_step(ks, out, in, 2, prev, cfb);
 	if (n >= 8) {
-		prev = tf2_cbc_step(ks, out, in, 1, prev);
+		prev = tf2_chain_step(ks, out, in, 1, prev, cfb);
 		n -= 8, in += 128, out += 128;
 	}
 	uint8_t c[16], p[16];
 	_mm_storeu_si128((__m128i *)c, _mm256_extracti128_si256(prev, 1));
 	for (; n; n--, in += 16, out += 16) {
-		fb_twofish_table_decrypt(ks, p, in, 1);
+		if (cfb)
+			fb_twofish_table_encrypt(ks, p, c, 1);
+		else
+			fb_twofish_table_decrypt(ks, p, in, 1);
 		for (int j = 0; j < 16; j++)
-			p[j] ^= c[j];
+			p[j] ^= cfb ? in[j] : c[j];
 		memcpy(c, in, 16);
 		memcpy(out, p, 16);
 	}
 	memcpy(iv, c, 16);
+	fb_wipe(p, sizeof p);
+}
+
+TF_AVX2 static void tf2_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	tf2_chain_dec(ks, out, in, n, iv, 0);
+}
+
+/* CFB decryption without the generic path's copy of the shifted
+ * ciphertext. */
+TF_AVX2 static void tf2_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
+{
+	tf2_chain_dec(ks, out, in, n, iv, 1);
 }
 
 const fb_kernel fb_twofish_avx2 = {
@@ -303,6 +324,7 @@ const fb_kernel fb_twofish_avx2 = {
 	.decrypt = tf2_decrypt,
 	.ctr32 = tf2_ctr32,
 	.cbc_dec = tf2_cbc_dec,
+	.cfb_dec = tf2_cfb_dec,
 	/* 16 gathers per block step: on Zen 2 it loses to twofish/table
 	 * (docs/benchmarks.md), and on Zen 3-5 to twofish/table-avx2's four
 	 * interleaved blocks */

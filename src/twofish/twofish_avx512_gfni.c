@@ -396,39 +396,57 @@ TF_AVX512 static void tf512_ctr32(const void *ks, uint8_t *out, const uint8_t *i
 	fb_store32_be(ctr + 12, c + (uint32_t)n);
 }
 
-/* CBC decryption: plaintext i = D(C_i) ^ C_{i-1}. Every C_{i-1} of a step
- * is loaded before any of its output is stored, so out == in works; prev
- * carries the chaining block (in its top 128 bits) between steps. */
-TF_AVX512 TF_INLINE __m512i tf_cbc_step(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in,
-					size_t m, int ns, __m512i prev)
+/* CBC decryption (cfb 0), plaintext i = D(C_i) ^ C_{i-1}, or CFB
+ * decryption (cfb 1), plaintext i = E(C_{i-1}) ^ C_i. The ciphertext
+ * shifted by a block (CBC's XOR, CFB's cipher input) is joined from
+ * registers loaded before any store, so out == in works; prev carries the
+ * block before (in its top 128 bits) between steps. CFB through the
+ * generic path (a copy of the shifted ciphertext, then ECB) ran at 0.92x
+ * CBC's speed at 8 KB (Sapphire Rapids class). */
+TF_AVX512 TF_INLINE __m512i tf_chain_step(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in,
+					  size_t m, int ns, __m512i prev, const int cfb)
 {
-	__m512i v[16], x[16];
+	__m512i v[16], x[16], sh[16];
 	tf_load(x, in, m, ns);
 	#pragma GCC unroll 16
-	for (int j = 0; j < 8 * ns; j++)
-		v[j] = x[j];
-	tf_transpose_all(v, ns);
-	tf_crypt_words(ks, v, ns, 1);
-	tf_transpose_all(v, ns);
+	for (int j = 0; j < 8 * ns; j++) {
+		sh[j] = _mm512_alignr_epi64(x[j], j ? x[j - 1] : prev, 6);
+		v[j] = cfb ? sh[j] : x[j];
+	}
 	__m512i last = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(in + 16 * (m - 1))));
+	tf_transpose_all(v, ns);
+	tf_crypt_words(ks, v, ns, !cfb);
+	tf_transpose_all(v, ns);
 	#pragma GCC unroll 16
 	for (int j = 0; j < 8 * ns; j++)
-		v[j] = _mm512_xor_si512(v[j], _mm512_alignr_epi64(x[j], j ? x[j - 1] : prev, 6));
+		v[j] = _mm512_xor_si512(v[j], cfb ? x[j] : sh[j]);
 	tf_store(out, v, m, ns);
 	return last;
+}
+
+TF_AVX512 TF_INLINE void tf_chain_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
+				      const int cfb)
+{
+	__m512i prev = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)iv));
+	for (; n >= 64; n -= 64, in += 1024, out += 1024)
+		prev = tf_chain_step(ks, out, in, 64, 2, prev, cfb);
+	if (n > 32)
+		prev = tf_chain_step(ks, out, in, n, 2, prev, cfb);
+	else if (n)
+		prev = tf_chain_step(ks, out, in, n, 1, prev, cfb);
+	_mm_storeu_si128((__m128i *)iv, _mm512_castsi512_si128(prev));
 }
 
 TF_AVX512 static void tf512_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n,
 				    uint8_t *iv)
 {
-	__m512i prev = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)iv));
-	for (; n >= 64; n -= 64, in += 1024, out += 1024)
-		prev = tf_cbc_step(ks, out, in, 64, 2, prev);
-	if (n > 32)
-		prev = tf_cbc_step(ks, out, in, n, 2, prev);
-	else if (n)
-		prev = tf_cbc_step(ks, out, in, n, 1, prev);
-	_mm_storeu_si128((__m128i *)iv, _mm512_castsi512_si128(prev));
+	tf_chain_dec(ks, out, in, n, iv, 0);
+}
+
+TF_AVX512 static void tf512_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n,
+				    uint8_t *iv)
+{
+	tf_chain_dec(ks, out, in, n, iv, 1);
 }
 
 /* XTS (IEEE 1619): block i is E(P_i ^ T_i) ^ T_i with T_i = T * alpha^i in
@@ -673,6 +691,7 @@ const fb_kernel fb_twofish_avx512_gfni_ct = {
 	.decrypt = tf512ct_decrypt,
 	.ctr32 = tf512_ctr32,
 	.cbc_dec = tf512_cbc_dec,
+	.cfb_dec = tf512_cfb_dec,
 	.xts_enc = tf512_xts_enc,
 	.xts_dec = tf512_xts_dec,
 };
@@ -713,6 +732,7 @@ const fb_kernel fb_twofish_avx512_gfni = {
 	.decrypt = tf512ct_decrypt,
 	.ctr32 = tf512_ctr32,
 	.cbc_dec = tf512_cbc_dec,
+	.cfb_dec = tf512_cfb_dec,
 	.xts_enc = tf512_xts_enc,
 	.xts_dec = tf512_xts_dec,
 };
