@@ -64,6 +64,8 @@ FB_B128_DEFINE(mars_dec16, FB_MARS_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(mars_dec32, FB_MARS_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(mars_cbc32, FB_MARS_SIMD_DEC, 4, CBC)
 FB_B128_DEFINE(mars_cfb32, FB_MARS_SIMD_ENC, 4, CFB)
+FB_B128_DEFINE(mars_xts_enc32, FB_MARS_SIMD_ENC, 4, XTS)
+FB_B128_DEFINE(mars_xts_dec32, FB_MARS_SIMD_DEC, 4, XTS)
 
 static const fb_b128_kernel mars_avx2_k = {
 	.nf = 3,
@@ -72,6 +74,8 @@ static const fb_b128_kernel mars_avx2_k = {
 	.ctr = mars_ctr32,
 	.cbc = mars_cbc32,
 	.cfb = mars_cfb32,
+	.xts_enc = mars_xts_enc32,
+	.xts_dec = mars_xts_dec32,
 };
 FB_B128_DEFINE_MODES(mars_avx2, mars_avx2_k)
 
@@ -90,6 +94,8 @@ const fb_kernel fb_mars_avx2 = {
 	.ctr32 = mars_avx2_ctr32,
 	.cbc_dec = mars_avx2_cbc_dec,
 	.cfb_dec = mars_avx2_cfb_dec,
+	.xts_enc = mars_avx2_xts_enc,
+	.xts_dec = mars_avx2_xts_dec,
 };
 
 #endif /* FB_X86 */

@@ -67,6 +67,8 @@ FB_B128_DEFINE(mars_dec32, FB_MARS_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(mars_dec64, FB_MARS_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(mars_cbc64, FB_MARS_SIMD_DEC, 4, CBC)
 FB_B128_DEFINE(mars_cfb64, FB_MARS_SIMD_ENC, 4, CFB)
+FB_B128_DEFINE(mars_xts_enc64, FB_MARS_SIMD_ENC, 4, XTS)
+FB_B128_DEFINE(mars_xts_dec64, FB_MARS_SIMD_DEC, 4, XTS)
 
 static const fb_b128_kernel mars_avx512_k = {
 	.nf = 3,
@@ -75,6 +77,8 @@ static const fb_b128_kernel mars_avx512_k = {
 	.ctr = mars_ctr64,
 	.cbc = mars_cbc64,
 	.cfb = mars_cfb64,
+	.xts_enc = mars_xts_enc64,
+	.xts_dec = mars_xts_dec64,
 };
 FB_B128_DEFINE_MODES(mars_avx512, mars_avx512_k)
 
@@ -93,6 +97,8 @@ const fb_kernel fb_mars_avx512 = {
 	.ctr32 = mars_avx512_ctr32,
 	.cbc_dec = mars_avx512_cbc_dec,
 	.cfb_dec = mars_avx512_cfb_dec,
+	.xts_enc = mars_avx512_xts_enc,
+	.xts_dec = mars_avx512_xts_dec,
 };
 
 #endif /* FB_X86 */

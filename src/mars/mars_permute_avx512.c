@@ -102,6 +102,8 @@ FB_B128_DEFINE(mars_pm_dec32, FB_MARS_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(mars_pm_dec64, FB_MARS_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(mars_pm_cbc64, FB_MARS_SIMD_DEC, 4, CBC)
 FB_B128_DEFINE(mars_pm_cfb64, FB_MARS_SIMD_ENC, 4, CFB)
+FB_B128_DEFINE(mars_pm_xts_enc64, FB_MARS_SIMD_ENC, 4, XTS)
+FB_B128_DEFINE(mars_pm_xts_dec64, FB_MARS_SIMD_DEC, 4, XTS)
 
 static const fb_b128_kernel mars_pm_k = {
 	.nf = 3,
@@ -110,6 +112,8 @@ static const fb_b128_kernel mars_pm_k = {
 	.ctr = mars_pm_ctr64,
 	.cbc = mars_pm_cbc64,
 	.cfb = mars_pm_cfb64,
+	.xts_enc = mars_pm_xts_enc64,
+	.xts_dec = mars_pm_xts_dec64,
 };
 FB_B128_DEFINE_MODES(mars_pm, mars_pm_k)
 
@@ -128,6 +132,8 @@ const fb_kernel fb_mars_permute_avx512 = {
 	.ctr32 = mars_pm_ctr32,
 	.cbc_dec = mars_pm_cbc_dec,
 	.cfb_dec = mars_pm_cfb_dec,
+	.xts_enc = mars_pm_xts_enc,
+	.xts_dec = mars_pm_xts_dec,
 };
 
 #endif /* FB_X86 */

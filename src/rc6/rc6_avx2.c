@@ -70,6 +70,8 @@ FB_B128_DEFINE(rc6_dec16, FB_RC6_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(rc6_dec32, FB_RC6_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(rc6_cbc32, FB_RC6_SIMD_DEC, 4, CBC)
 FB_B128_DEFINE(rc6_cfb32, FB_RC6_SIMD_ENC, 4, CFB)
+FB_B128_DEFINE(rc6_xts_enc32, FB_RC6_SIMD_ENC, 4, XTS)
+FB_B128_DEFINE(rc6_xts_dec32, FB_RC6_SIMD_DEC, 4, XTS)
 
 static const fb_b128_kernel rc6_avx2_k = {
 	.nf = 3,
@@ -78,6 +80,8 @@ static const fb_b128_kernel rc6_avx2_k = {
 	.ctr = rc6_ctr32,
 	.cbc = rc6_cbc32,
 	.cfb = rc6_cfb32,
+	.xts_enc = rc6_xts_enc32,
+	.xts_dec = rc6_xts_dec32,
 };
 FB_B128_DEFINE_MODES(rc6_avx2, rc6_avx2_k)
 
@@ -96,6 +100,8 @@ const fb_kernel fb_rc6_avx2 = {
 	.ctr32 = rc6_avx2_ctr32,
 	.cbc_dec = rc6_avx2_cbc_dec,
 	.cfb_dec = rc6_avx2_cfb_dec,
+	.xts_enc = rc6_avx2_xts_enc,
+	.xts_dec = rc6_avx2_xts_dec,
 };
 
 #endif /* FB_X86 */

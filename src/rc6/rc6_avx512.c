@@ -65,6 +65,8 @@ FB_B128_DEFINE(rc6_dec32, FB_RC6_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(rc6_dec64, FB_RC6_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(rc6_cbc64, FB_RC6_SIMD_DEC, 4, CBC)
 FB_B128_DEFINE(rc6_cfb64, FB_RC6_SIMD_ENC, 4, CFB)
+FB_B128_DEFINE(rc6_xts_enc64, FB_RC6_SIMD_ENC, 4, XTS)
+FB_B128_DEFINE(rc6_xts_dec64, FB_RC6_SIMD_DEC, 4, XTS)
 
 static const fb_b128_kernel rc6_avx512_k = {
 	.nf = 3,
@@ -73,6 +75,8 @@ static const fb_b128_kernel rc6_avx512_k = {
 	.ctr = rc6_ctr64,
 	.cbc = rc6_cbc64,
 	.cfb = rc6_cfb64,
+	.xts_enc = rc6_xts_enc64,
+	.xts_dec = rc6_xts_dec64,
 };
 FB_B128_DEFINE_MODES(rc6_avx512, rc6_avx512_k)
 
@@ -91,6 +95,8 @@ const fb_kernel fb_rc6_avx512 = {
 	.ctr32 = rc6_avx512_ctr32,
 	.cbc_dec = rc6_avx512_cbc_dec,
 	.cfb_dec = rc6_avx512_cfb_dec,
+	.xts_enc = rc6_avx512_xts_enc,
+	.xts_dec = rc6_avx512_xts_dec,
 };
 
 #endif /* FB_X86 */
