@@ -232,16 +232,27 @@ typedef __m256i fb_b128_v;
 						0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203))
 #define FB_B128_CTR_OFFSETS _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0)
 /* XTS: a vector of the tweaks T, T*alpha (one per 128-bit lane, qwords
- * low then high), the last lane's back to bytes, and the lanes' high
- * qwords taken from c (the rest from r). */
+ * low then high), its lanes times alpha^k, and the first lane back to
+ * bytes. */
 static inline FB_B128_TGT fb_b128_v fb_b128_xts_first(const uint8_t *t)
 {
 	uint64_t lo = fb_load64_le(t), hi = fb_load64_le(t + 8), l1 = lo, h1 = hi;
 	fb_xts_double(&l1, &h1);
 	return _mm256_set_epi64x((long long)h1, (long long)l1, (long long)hi, (long long)lo);
 }
+/* k <= 56, a constant: both qwords shift by k, the low qword's top k bits
+ * carry into the high one, and the high one's come back reduced, times
+ * 0x87 carry-less (c ^ c << 1 ^ c << 2 ^ c << 7); xts_avx512.h's form
+ * with two-input operations. */
+static inline FB_B128_TGT fb_b128_v fb_b128_xts_step256(fb_b128_v t, const int k)
+{
+	fb_b128_v c = _mm256_shuffle_epi32(_mm256_srli_epi64(t, 64 - k), 0x4E);
+	fb_b128_v r = _mm256_xor_si256(_mm256_xor_si256(c, _mm256_slli_epi64(c, 1)),
+				       _mm256_xor_si256(_mm256_slli_epi64(c, 2), _mm256_slli_epi64(c, 7)));
+	return _mm256_xor_si256(_mm256_slli_epi64(t, k), _mm256_blend_epi32(r, c, 0xCC));
+}
+#define FB_B128_XTS_STEP(t, k) fb_b128_xts_step256(t, k)
 #define FB_B128_XTS_SAVE(t, v) _mm_storeu_si128((__m128i *)(void *)(t), _mm256_castsi256_si128(v))
-#define FB_B128_BLEND_HI64(r, c) _mm256_blend_epi32(r, c, 0xCC)
 /* The vector before block 0 (iv, then blocks 0, 2, 4 of the low lane...):
  * assembled from iv and block 0, never touching the 16 bytes before the
  * buffer. */
@@ -284,16 +295,11 @@ typedef __m512i fb_b128_v;
 	_mm512_shuffle_epi8(x, _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203))
 #define FB_B128_CTR_OFFSETS \
 	_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0)
-/* XTS: T, T*alpha, T*alpha^2, T*alpha^3 (as in the 256-bit section). */
-static inline FB_B128_TGT fb_b128_v fb_b128_xts_first(const uint8_t *t)
-{
-	uint64_t q[8];
-	fb_xts_tweaks4(q, t);
-	return _mm512_set_epi64((long long)q[7], (long long)q[6], (long long)q[5], (long long)q[4],
-				(long long)q[3], (long long)q[2], (long long)q[1], (long long)q[0]);
-}
+/* XTS: T, T*alpha, T*alpha^2, T*alpha^3, and steps (xts_avx512.h). */
+#include "xts_avx512.h"
+#define fb_b128_xts_first fb_xts512_first
+#define FB_B128_XTS_STEP(t, k) fb_xts512_mul_alpha(t, k)
 #define FB_B128_XTS_SAVE(t, v) _mm_storeu_si128((__m128i *)(void *)(t), _mm512_castsi512_si128(v))
-#define FB_B128_BLEND_HI64(r, c) _mm512_mask_blend_epi32(0xCCCC, r, c)
 /* The vector before block 0: a masked load of blocks 0-2 over iv, which
  * never touches the 16 bytes before the buffer. */
 #define FB_B128_CBC_PREV0_SETUP \
@@ -411,29 +417,15 @@ static inline FB_B128_TGT void fb_b128_storen(uint8_t *p, fb_b128_v x, size_t fi
  * the way into the rounds, and XTS ran 0.83-0.89x ECB's speed. iv is the
  * first block's tweak and becomes the one after the last. Each group reads
  * and writes only its own blocks, so out == in works. */
-#define FB_B128_SHL64(x, n) FB_B128_PFX_(FB_B128_PFX, slli_epi64)(x, n)
-#define FB_B128_SHR64(x, n) FB_B128_PFX_(FB_B128_PFX, srli_epi64)(x, n)
-#define FB_B128_PFX_(p, op) FB_B128_PFX__(p, op)
-#define FB_B128_PFX__(p, op) p##_##op
-/* Each lane's tweak times alpha^k (k <= 32, a constant). */
-static inline FB_B128_TGT fb_b128_v fb_b128_xts_step(fb_b128_v t, const int k)
-{
-	/* each qword gets the other qword's top k bits; the low qword reduces
-	 * them, times 0x87 carry-less */
-	fb_b128_v c = FB_B128_PFX_(FB_B128_PFX, shuffle_epi32)(FB_B128_SHR64(t, 64 - k), 0x4E);
-	fb_b128_v r = FB_B128_XOR(FB_B128_XOR(c, FB_B128_SHL64(c, 1)),
-				  FB_B128_XOR(FB_B128_SHL64(c, 2), FB_B128_SHL64(c, 7)));
-	return FB_B128_XOR(FB_B128_SHL64(t, k), FB_B128_BLEND_HI64(r, c));
-}
 #define FB_B128_SETUP_XTS                                                             \
 	fb_b128_v tw_[4 * G], tq_[4];                                                 \
 	tq_[0] = fb_b128_xts_first(iv);                                               \
 	for (int v_ = 1; v_ < 4; v_++)                                                \
-		tq_[v_] = fb_b128_xts_step(tq_[v_ - 1], FB_B128_LANES / 4);
+		tq_[v_] = FB_B128_XTS_STEP(tq_[v_ - 1], FB_B128_LANES / 4);
 #define FB_B128_XTS_IN1(g, v, x)                                                      \
 	tw_[4 * (g) + (v)] = tq_[v];                                                  \
 	x = FB_B128_XOR(FB_B128_LOADU(FB_B128_VEC(in, g, v)), tq_[v]);                \
-	tq_[v] = fb_b128_xts_step(tq_[v], FB_B128_LANES);
+	tq_[v] = FB_B128_XTS_STEP(tq_[v], FB_B128_LANES);
 #define FB_B128_IN_XTS(g)                                 \
 	FB_B128_XTS_IN1(g, 0, a##g)                       \
 	FB_B128_XTS_IN1(g, 1, b##g)                       \

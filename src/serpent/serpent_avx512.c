@@ -19,6 +19,7 @@
  */
 #include "serpent.h"
 #include "../block128_simd.h"
+#include "../xts_avx512.h"
 
 #if FB_X86
 #include <immintrin.h>
@@ -547,31 +548,8 @@ static T512 void serpent_avx512_cfb_dec(const void *ks, uint8_t *out, const uint
  * XTS: the tweaks in the untransposed order (register i of a group holds
  * blocks 4i..4i+3, one per 128-bit lane, so block b's tweak is at byte 16 b
  * of tw), XORed in before the transpose and after the one back. A register
- * of tweaks steps by alpha^4: both qwords of a lane shift by four, the low
- * qword's top nibble carries into the high one, and the high one's comes
- * back reduced, times 0x87 carry-less (c ^ c << 1 ^ c << 2 ^ c << 7). The
- * nibbles change qwords by vpshufd under a zeroing mask (AVX512F alone).
+ * of tweaks steps by alpha^4 (fb_xts512_mul_alpha, xts_avx512.h).
  */
-INL V xts_alpha4(V t)
-{
-	V top = _mm512_srli_epi64(t, 60);
-	V up = _mm512_maskz_shuffle_epi32(0xcccc, top, _MM_PERM_BADC);
-	V c = _mm512_maskz_shuffle_epi32(0x3333, top, _MM_PERM_BADC);
-	V red = XOR3(c, _mm512_slli_epi64(c, 1), _mm512_slli_epi64(c, 2));
-	return XOR3(_mm512_slli_epi64(t, 4), up, _mm512_xor_si512(red, _mm512_slli_epi64(c, 7)));
-}
-
-/* The first register of tweaks: t, t alpha, t alpha^2, t alpha^3. */
-INL V xts_first(const uint8_t *tweak)
-{
-	uint64_t q[8];
-	fb_xts_tweaks4(q, tweak);
-	/* from registers: one 64-byte load of eight qword stores would miss
-	 * store forwarding (64-byte units 1.04x the time) */
-	return _mm512_set_epi64((long long)q[7], (long long)q[6], (long long)q[5], (long long)q[4],
-				(long long)q[3], (long long)q[2], (long long)q[1], (long long)q[0]);
-}
-
 /* load16 and xor_store16 with the tweaks tw[0..3] of the group. */
 INL void xts_load16(V *x, const uint8_t *in, size_t n, const V *tw)
 {
@@ -630,10 +608,10 @@ static T512 void xts_steps(const serpent_ks *ks, uint8_t *out, const uint8_t *in
 		return;
 	}
 	V s[4 * (STEP_MAX / 16)], tw[4 * (STEP_MAX / 16) + 1];
-	V t = xts_first(tweak);
+	V t = fb_xts512_first(tweak);
 	while (n > 0) {
 		size_t m = n < STEP_MAX ? n : STEP_MAX, g = groups_of(m);
-		for (size_t i = 0; i < 4 * g; i++, t = xts_alpha4(t))
+		for (size_t i = 0; i < 4 * g; i++, t = fb_xts512_mul_alpha(t, 4))
 			tw[i] = t;
 		tw[4 * g] = t; /* the next step's first: block 16 g's tweak is at byte 256 g */
 		if (m <= 8) {

@@ -32,6 +32,7 @@
  */
 #include "twofish_impl.h"
 #include "../block128_simd.h"
+#include "../xts_avx512.h"
 #include "twofish_tables.h"
 
 #if FB_X86
@@ -451,19 +452,7 @@ TF_AVX512 static void tf512_cfb_dec(const void *ks, uint8_t *out, const uint8_t 
 
 /* XTS (IEEE 1619): block i is E(P_i ^ T_i) ^ T_i with T_i = T * alpha^i in
  * GF(2^128), little-endian. Tweaks are made four at a time (one per 128-bit
- * lane) and advanced by alpha^4 with shifts; the reduction of the four bits
- * shifted out is a carry-less product by 0x87 done as shifted XORs. */
-TF_AVX512 TF_INLINE __m512i tf_xts_alpha4(__m512i t)
-{
-	__m512i c = _mm512_shuffle_epi32(_mm512_srli_epi64(t, 60), 0x4E); /* swap qwords */
-	__m512i red = _mm512_ternarylogic_epi64(_mm512_slli_epi64(c, 7), _mm512_slli_epi64(c, 2),
-						_mm512_slli_epi64(c, 1), 0x96);
-	/* low qwords take the reduction of the high qword's top bits; high
-	 * qwords take the low qword's top bits as they are */
-	__m512i m = _mm512_mask_xor_epi64(c, 0x55, red, c);
-	return _mm512_xor_si512(_mm512_slli_epi64(t, 4), m);
-}
-
+ * lane) and advanced by alpha^4 (fb_xts512_mul_alpha, xts_avx512.h). */
 /* One XTS step of m <= 32 ns blocks with tweaks t4 (blocks 0..3) onwards;
  * returns the tweaks of the 32 ns blocks that follow. */
 TF_AVX512 TF_INLINE __m512i tf_xts_step(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in,
@@ -475,7 +464,7 @@ TF_AVX512 TF_INLINE __m512i tf_xts_step(const twofish_vperm_ks *ks, uint8_t *out
 	for (int j = 0; j < 8 * ns; j++) {
 		x[j] = t4;
 		v[j] = _mm512_xor_si512(v[j], t4);
-		t4 = tf_xts_alpha4(t4);
+		t4 = fb_xts512_mul_alpha(t4, 4);
 	}
 	tf_transpose_all(v, ns);
 	tf_crypt_words(ks, v, ns, dec);
@@ -490,9 +479,8 @@ TF_AVX512 TF_INLINE __m512i tf_xts_step(const twofish_vperm_ks *ks, uint8_t *out
 TF_AVX512 TF_INLINE void tf_xts(const twofish_vperm_ks *ks, uint8_t *out, const uint8_t *in, size_t n,
 				uint8_t *tweak, int dec)
 {
-	uint64_t lo, hi, t[8];
-	fb_xts_tweaks4(t, tweak);
-	__m512i t4 = _mm512_loadu_si512(t);
+	uint64_t lo, hi;
+	__m512i t4 = fb_xts512_first(tweak);
 	for (; n >= 64; n -= 64, in += 1024, out += 1024)
 		t4 = tf_xts_step(ks, out, in, 64, 2, dec, t4);
 	_mm_storeu_si128((__m128i *)tweak, _mm512_castsi512_si128(t4));
@@ -507,7 +495,6 @@ TF_AVX512 TF_INLINE void tf_xts(const twofish_vperm_ks *ks, uint8_t *out, const 
 		fb_store64_le(tweak, lo);
 		fb_store64_le(tweak + 8, hi);
 	}
-	fb_wipe(t, sizeof t);
 }
 
 TF_AVX512 static void tf512_xts_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n,
