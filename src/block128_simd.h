@@ -278,6 +278,32 @@ static inline FB_B128_TGT void fb_b128_storen(uint8_t *p, fb_b128_v x, size_t fi
 	else if (n > first)
 		_mm_storeu_si128((__m128i *)(void *)p, _mm256_castsi256_si128(x));
 }
+/* Up to LANES / 2 blocks with each word in both halves of a qword (x:x),
+ * for ciphers that rotate: a rotation is then a vpshufd that copies the
+ * valid dword into both halves and one 64-bit shift (variable: vpsllvq or
+ * vpsrlvq), where eight dwords take two shifts and an or. A kernel keeps
+ * its words valid in the high dwords (DUPHI: rotations left) or the low
+ * ones (DUPLO: right); per-dword operations leave the valid half right
+ * whatever the other holds. After the transpose blocks 0-3 are dwords 0
+ * and 1 of each 128-bit lane. */
+#define FB_B128_DUP_IN(x) x = _mm256_shuffle_epi32(x, 0x50)
+#define FB_B128_SETUP_DUPHI
+#define FB_B128_SETUP_DUPLO
+#define FB_B128_IN_DUPHI(g)                                                   \
+	FB_B128_LOAD(g)                                                       \
+	FB_B128_DUP_IN(a##g); FB_B128_DUP_IN(b##g); FB_B128_DUP_IN(c##g); FB_B128_DUP_IN(d##g);
+#define FB_B128_IN_DUPLO FB_B128_IN_DUPHI
+#define FB_B128_DUP_OUT(g, sel)                                               \
+	a##g = _mm256_shuffle_epi32(a##g, sel);                               \
+	b##g = _mm256_shuffle_epi32(b##g, sel);                               \
+	c##g = _mm256_shuffle_epi32(c##g, sel);                               \
+	d##g = _mm256_shuffle_epi32(d##g, sel);                               \
+	FB_B128_STORE(g)
+#define FB_B128_OUTS_DUPHI(GN) FB_B128_DUP_OUT(0, 0x0D)
+#define FB_B128_OUTS_DUPLO(GN) FB_B128_DUP_OUT(0, 0x08)
+/* x's valid dword (hi: the high one) in both halves of each qword. */
+#define FB_B128_DUP_HI(x) _mm256_shuffle_epi32(x, 0xF5)
+#define FB_B128_DUP_LO(x) _mm256_shuffle_epi32(x, 0xA0)
 #elif FB_B128_VBITS == 512
 typedef __m512i fb_b128_v;
 #define FB_B128_TGT FB_TARGET("avx512f,avx512vl,avx512bw,avx512dq")

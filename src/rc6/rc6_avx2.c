@@ -60,18 +60,73 @@ static inline TGT __m256i rorv8(__m256i x, __m256i n)
 		a##g = _mm256_xor_si256(rorv8(_mm256_sub_epi32(a##g, FB_B128_KEY(2 * (i))), uc_), t_); \
 	}
 
-/* The kernel functions: one, two and four groups of 8 blocks, fused CTR and CBC. */
-FB_B128_DEFINE(rc6_enc8, FB_RC6_SIMD_ENC, 1, PLAIN)
+/*
+ * Up to 4 blocks, each word in both halves of a qword (block128_simd.h's
+ * DUP kinds): a data-dependent rotation is a vpshufd and one vpsllvq or
+ * vpsrlvq instead of two variable shifts, a subtraction and an or, and the
+ * rotation by 5 a vpshufd and a shift. Of the product p = x(2x + 1), pd =
+ * (p:p); the count p >> 27 is pd's top five bits, a clean 64-bit count.
+ * Encryption keeps the words valid in the high dwords: pd << 5 has
+ * p <<< 5 there, and (y:y) << n has y <<< n. Decryption keeps the low
+ * ones: pd >> 27 has p <<< 5 there, and (y:y) >> n has y >>> n.
+ */
+#define F4(x, t, tc, DUP, sh5)                                                        \
+	do {                                                                          \
+		__m256i pd_ = DUP(_mm256_mullo_epi32(                                 \
+			x, _mm256_or_si256(_mm256_add_epi32(x, x), _mm256_set1_epi32(1)))); \
+		t = sh5(pd_);                                                         \
+		tc = _mm256_srli_epi64(pd_, 59);                                      \
+	} while (0)
+#define SHL5(x) _mm256_slli_epi64(x, 5)
+#define SHR27(x) _mm256_srli_epi64(x, 27)
+#define ENC_HALF4(g, a, b, c, d, i)                                                       \
+	{                                                                                 \
+		__m256i t_, tc_, u_, uc_;                                                 \
+		F4(b##g, t_, tc_, FB_B128_DUP_HI, SHL5);                                  \
+		F4(d##g, u_, uc_, FB_B128_DUP_HI, SHL5);                                  \
+		a##g = _mm256_add_epi32(_mm256_sllv_epi64(FB_B128_DUP_HI(_mm256_xor_si256(a##g, t_)), uc_), \
+					FB_B128_KEY(2 * (i)));                            \
+		c##g = _mm256_add_epi32(_mm256_sllv_epi64(FB_B128_DUP_HI(_mm256_xor_si256(c##g, u_)), tc_), \
+					FB_B128_KEY(2 * (i) + 1));                        \
+	}
+#define DEC_HALF4(g, a, b, c, d, i)                                                       \
+	{                                                                                 \
+		__m256i t_, tc_, u_, uc_;                                                 \
+		F4(b##g, t_, tc_, FB_B128_DUP_LO, SHR27);                                 \
+		F4(d##g, u_, uc_, FB_B128_DUP_LO, SHR27);                                 \
+		c##g = _mm256_xor_si256(_mm256_srlv_epi64(FB_B128_DUP_LO(_mm256_sub_epi32( \
+						c##g, FB_B128_KEY(2 * (i) + 1))), tc_), u_); \
+		a##g = _mm256_xor_si256(_mm256_srlv_epi64(FB_B128_DUP_LO(_mm256_sub_epi32( \
+						a##g, FB_B128_KEY(2 * (i)))), uc_), t_);     \
+	}
+#define RC6_ENC4(EACH) FB_RC6_SIMD_ENC_BY(EACH, ENC_HALF4)
+#define RC6_DEC4(EACH) FB_RC6_SIMD_DEC_BY(EACH, DEC_HALF4)
+FB_B128_DEFINE(rc6_enc4, RC6_ENC4, 1, DUPHI)
+FB_B128_DEFINE(rc6_dec4, RC6_DEC4, 1, DUPLO)
+
+/* The kernel functions: up to 4 blocks, one, two and four groups of 8
+ * blocks, fused CTR and CBC. */
+FB_B128_DEFINE(rc6_enc8g, FB_RC6_SIMD_ENC, 1, PLAIN)
 FB_B128_DEFINE(rc6_enc16, FB_RC6_SIMD_ENC, 2, PLAIN)
 FB_B128_DEFINE(rc6_enc32, FB_RC6_SIMD_ENC, 4, PLAIN)
 FB_B128_DEFINE(rc6_ctr32, FB_RC6_SIMD_ENC, 4, CTR)
-FB_B128_DEFINE(rc6_dec8, FB_RC6_SIMD_DEC, 1, PLAIN)
+FB_B128_DEFINE(rc6_dec8g, FB_RC6_SIMD_DEC, 1, PLAIN)
 FB_B128_DEFINE(rc6_dec16, FB_RC6_SIMD_DEC, 2, PLAIN)
 FB_B128_DEFINE(rc6_dec32, FB_RC6_SIMD_DEC, 4, PLAIN)
 FB_B128_DEFINE(rc6_cbc32, FB_RC6_SIMD_DEC, 4, CBC)
 FB_B128_DEFINE(rc6_cfb32, FB_RC6_SIMD_ENC, 4, CFB)
 FB_B128_DEFINE(rc6_xts_enc32, FB_RC6_SIMD_ENC, 4, XTS)
 FB_B128_DEFINE(rc6_xts_dec32, FB_RC6_SIMD_DEC, 4, XTS)
+
+static TGT void rc6_enc8(const uint32_t *k, uint8_t *out, const uint8_t *in, uint8_t *iv, size_t n)
+{
+	(n <= 4 ? rc6_enc4 : rc6_enc8g)(k, out, in, iv, n);
+}
+
+static TGT void rc6_dec8(const uint32_t *k, uint8_t *out, const uint8_t *in, uint8_t *iv, size_t n)
+{
+	(n <= 4 ? rc6_dec4 : rc6_dec8g)(k, out, in, iv, n);
+}
 
 static const fb_b128_kernel rc6_avx2_k = {
 	.nf = 3,
