@@ -3,11 +3,12 @@
  *
  * The same scheme as des/bs-avx512 (see des_bs_common.h) on ymm planes,
  * with the 2-input gate circuits of des_bs_sboxes.h (AND, OR, XOR, ANDN,
- * NOT: AVX2 has no vpternlog) and a transposition by shifts and masks:
- * ymm row i holds blocks 4i..4i+3 (little-endian qwords), and each of the
- * four 64-bit lanes is transposed as a 64x64 bit matrix by six stages of
- * masked swaps, so plane register c lane l bit i = bit c of the qword of
- * block 4i+l. No GFNI or AVX-512 needed (Haswell, Zen 1-3).
+ * NOT: AVX2 has no vpternlog) and a transposition by shifts, masks and
+ * unpacks: ymm row i holds blocks 4i..4i+3 (little-endian qwords), and
+ * each of the four 64-bit lanes is transposed as a 64x64 bit matrix (three
+ * stages of masked swaps of bits, one 8x8 byte transpose), so plane
+ * register c lane l bit i = bit c of the qword of block 4i+l. No GFNI or
+ * AVX-512 needed (Haswell, Zen 1-3).
  *
  * Constant-time for every length. A partial batch costs a whole one, so
  * short runs are the ladder's (src/des/des_impls.c).
@@ -75,29 +76,18 @@ TGT static void crypt256(V *st, V *su, const des_bs_ks *ks, int dec)
 	(a) = _mm256_xor_si256((a), _mm256_slli_epi64(t_, (s))); \
 } while (0)
 
-/* The same stage for s = 8, 16, 32 (whole bytes, words, dwords): two
- * shifts and two blends instead of two shifts and four logic operations. */
-#define SWAP_BLEND(a, b, s) do { \
-	V a_ = (a), b_ = (b); \
-	if ((s) == 32) { \
-		(a) = _mm256_blend_epi32(a_, _mm256_slli_epi64(b_, 32), 0xAA); \
-		(b) = _mm256_blend_epi32(_mm256_srli_epi64(a_, 32), b_, 0xAA); \
-	} else if ((s) == 16) { \
-		(a) = _mm256_blend_epi16(a_, _mm256_slli_epi32(b_, 16), 0xAA); \
-		(b) = _mm256_blend_epi16(_mm256_srli_epi32(a_, 16), b_, 0xAA); \
-	} else { \
-		const V hb_ = _mm256_set1_epi16((short)0xFF00); \
-		(a) = _mm256_blendv_epi8(a_, _mm256_slli_epi16(b_, 8), hb_); \
-		(b) = _mm256_blendv_epi8(_mm256_srli_epi16(a_, 8), b_, hb_); \
-	} \
-} while (0)
-
-/* The transposition's two halves, each three stages on 8 rows in
- * registers: swap_bits8 exchanges bits 1, 2, 4 apart between rows 1, 2,
- * 4 apart (rows 8g..8g+7), swap_bytes8 bytes, words and dwords (rows g,
- * g+8, ..., g+56). The callers load and store the rows, so that the
- * permutations around the transposition (IP, FP) and the block loads cost
- * no pass of their own. */
+/* The transposition's two halves, each on 8 rows in registers:
+ * swap_bits8 exchanges bits 1, 2, 4 apart between rows 1, 2, 4 apart
+ * (rows 8g..8g+7) by three stages of masked swaps; swap_bytes8 transposes
+ * the 8x8 byte matrix in each 64-bit lane of rows g, g+8, ..., g+56 by four
+ * stages of unpacks: bytes, words and dwords of row pairs interleave
+ * within 128-bit halves, which leaves two columns of lanes 0 and 2 (or 1
+ * and 3) in a register, and the qword unpack pairs lane 0 with lane 1 and
+ * 2 with 3. 32 unpacks where the three stages of shifts and blends took
+ * 48-56 operations (llvm-mca's Zen 2 model: 13 cycles a group against
+ * 21). The callers load and store the rows, so that the permutations
+ * around the transposition (IP, FP) and the block loads cost no pass of
+ * their own. */
 TGT static inline void swap_bits8(V r[8], const V mk[3])
 {
 	_Pragma("GCC unroll 3")
@@ -108,14 +98,32 @@ TGT static inline void swap_bits8(V r[8], const V mk[3])
 				SWAP_STAGE(r[i], r[i | 1 << j], 1 << j, mk[j]);
 }
 
+/* One unpack stage at width w: outputs 2i, 2i+1 (lo, hi) from inputs
+ * x[p[i]], x[q[i]]. */
+#define UNPACK_PAIR(w, o, i, a, b) do { \
+	(o)[2 * (i)] = _mm256_unpacklo_epi##w(a, b); \
+	(o)[2 * (i) + 1] = _mm256_unpackhi_epi##w(a, b); \
+} while (0)
+
 TGT static inline void swap_bytes8(V r[8])
 {
-	_Pragma("GCC unroll 3")
-	for (int j = 0; j < 3; j++)
-		_Pragma("GCC unroll 8")
-		for (int i = 0; i < 8; i++)
-			if (!(i >> j & 1))
-				SWAP_BLEND(r[i], r[i | 1 << j], 8 << j);
+	V a[8], b[8], c[8];
+	/* a[2i], a[2i+1]: rows 2i and 2i+1 byte by byte, lanes 0 and 2 / 1 and 3 */
+	for (int i = 0; i < 4; i++)
+		UNPACK_PAIR(8, a, i, r[2 * i], r[2 * i + 1]);
+	/* b: bytes 0-3 (even) and 4-7 (odd) of rows 0-3 (b0-b1 lanes 0 and 2,
+	 * b4-b5 lanes 1 and 3) and of rows 4-7 (b2-b3, b6-b7) */
+	UNPACK_PAIR(16, b, 0, a[0], a[2]);
+	UNPACK_PAIR(16, b, 1, a[4], a[6]);
+	UNPACK_PAIR(16, b, 2, a[1], a[3]);
+	UNPACK_PAIR(16, b, 3, a[5], a[7]);
+	/* c[i] (i < 4): columns 2i, 2i+1 of lanes 0 and 2; c[4 + i]: of lanes 1 and 3 */
+	UNPACK_PAIR(32, c, 0, b[0], b[2]);
+	UNPACK_PAIR(32, c, 1, b[1], b[3]);
+	UNPACK_PAIR(32, c, 2, b[4], b[6]);
+	UNPACK_PAIR(32, c, 3, b[5], b[7]);
+	for (int i = 0; i < 4; i++)
+		UNPACK_PAIR(64, r, i, c[i], c[4 + i]);
 }
 
 #define BIT_MASKS { _mm256_set1_epi64x(0x5555555555555555ll), _mm256_set1_epi64x(0x3333333333333333ll), \
