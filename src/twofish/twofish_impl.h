@@ -48,11 +48,13 @@ int fb_twofish_table_setkey_avx2(void *ks, const uint8_t *key, size_t keylen);
 /* The parallel paths on the table layout (four blocks interleaved, then
  * two, then one): ECB, CBC decryption and CTR; _bmi: with BMI1's BEXTR
  * (AMD), _rorx: with BMI2's RORX (Intel), both x86, for kernels needing
- * FB_CPU_BMI2. */
+ * FB_CPU_BMI2; CFB decryption too. */
 #define TF_PARALLEL_DECLS(suffix)                                                                           \
 	void fb_twofish_table_encrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);    \
 	void fb_twofish_table_decrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);    \
 	void fb_twofish_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
+					      uint8_t *iv);                                                \
+	void fb_twofish_table_cfb_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
 					      uint8_t *iv);                                                \
 	void fb_twofish_table_ctr32##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,       \
 					    uint8_t *ctr);

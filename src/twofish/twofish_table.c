@@ -535,41 +535,51 @@ TF_CHAINS(, 0, 0)
 TF_CHAINS(_t0, 1, 0)
 TF_CHAINS(_tree, 1, 1)
 
-/* CBC decryption, m blocks: all m ciphertexts are read before any output
- * is written (in place works), and prev[] carries the chain. */
-static inline __attribute__((always_inline)) void tf_cbc_dec_blocks(const twofish_table_ks *ks, uint8_t *out,
-								    const uint8_t *in, uint32_t prev[4],
-								    const int m, const int form)
+/* CBC decryption (cfb 0) or CFB decryption (cfb 1, the cipher encrypts
+ * the ciphertext a block behind), m blocks: all m ciphertexts are read
+ * before any output is written (in place works), and prev[] carries the
+ * chain. */
+static inline __attribute__((always_inline)) void tf_chain_dec_blocks(const twofish_table_ks *ks, uint8_t *out,
+								      const uint8_t *in, uint32_t prev[4],
+								      const int m, const int form, const int cfb)
 {
 	const uint32_t *k = ks->k;
 	uint32_t w[4][4], c[4][4];
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++) {
 			c[j][i] = fb_load32_le(in + 16 * j + 4 * i);
-			w[j][(i + 2) & 3] = c[j][i] ^ k[4 + i];
+			if (cfb)
+				w[j][i] = (j ? c[j - 1][i] : prev[i]) ^ k[i];
+			else
+				w[j][(i + 2) & 3] = c[j][i] ^ k[4 + i];
 		}
-	tf_dec_m(ks->s, k, w, m, form);
+	if (cfb)
+		tf_enc_m(ks->s, k, w, m, form);
+	else
+		tf_dec_m(ks->s, k, w, m, form);
 	for (int j = 0; j < m; j++)
 		for (int i = 0; i < 4; i++)
-			fb_store32_le(out + 16 * j + 4 * i, w[j][i] ^ k[i] ^ (j ? c[j - 1][i] : prev[i]));
+			fb_store32_le(out + 16 * j + 4 * i,
+				      cfb ? c[j][i] ^ w[j][(i + 2) & 3] ^ k[4 + i]
+					  : w[j][i] ^ k[i] ^ (j ? c[j - 1][i] : prev[i]));
 	for (int i = 0; i < 4; i++)
 		prev[i] = c[m - 1][i];
 }
 
-static inline __attribute__((always_inline)) void tf_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in,
-							     size_t n, uint8_t *iv, const int form)
+static inline __attribute__((always_inline)) void tf_chain_dec(const void *ks, uint8_t *out, const uint8_t *in,
+							       size_t n, uint8_t *iv, const int form, const int cfb)
 {
 	uint32_t prev[4] = { fb_load32_le(iv), fb_load32_le(iv + 4), fb_load32_le(iv + 8), fb_load32_le(iv + 12) };
 	for (; n >= 4; n -= 4, in += 64, out += 64)
-		tf_cbc_dec_blocks(ks, out, in, prev, 4, form);
+		tf_chain_dec_blocks(ks, out, in, prev, 4, form, cfb);
 	/* not TF_REST: a call taking prev's address keeps the chain in memory
 	 * (runs of 4k+2 blocks 0.93x) */
 	if (n >= 2) {
-		tf_cbc_dec_blocks(ks, out, in, prev, 2, form);
+		tf_chain_dec_blocks(ks, out, in, prev, 2, form, cfb);
 		n -= 2, in += 32, out += 32;
 	}
 	if (n)
-		tf_cbc_dec_blocks(ks, out, in, prev, 1, TF_FORM_PORTABLE);
+		tf_chain_dec_blocks(ks, out, in, prev, 1, TF_FORM_PORTABLE, cfb);
 	for (int i = 0; i < 4; i++)
 		fb_store32_le(iv + 4 * i, prev[i]);
 }
@@ -587,7 +597,12 @@ static inline __attribute__((always_inline)) void tf_cbc_dec(const void *ks, uin
 	void fb_twofish_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
 					      uint8_t *iv)                                                 \
 	{                                                                                                    \
-		tf_cbc_dec(ks, out, in, n, iv, form);                                                        \
+		tf_chain_dec(ks, out, in, n, iv, form, 0);                                                   \
+	}                                                                                                    \
+	void fb_twofish_table_cfb_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,     \
+					      uint8_t *iv)                                                 \
+	{                                                                                                    \
+		tf_chain_dec(ks, out, in, n, iv, form, 1);                                                   \
 	}                                                                                                    \
 	void fb_twofish_table_ctr32##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n,       \
 					    uint8_t *ctr)                                                  \
@@ -618,5 +633,6 @@ const fb_kernel fb_twofish_table = {
 	.cfb_enc = fb_twofish_table_cfb_enc,
 	.cfb8_enc = fb_twofish_table_cfb8_enc,
 	.cbc_dec = fb_twofish_table_cbc_dec,
+	.cfb_dec = fb_twofish_table_cfb_dec,
 	.ctr32 = fb_twofish_table_ctr32,
 };

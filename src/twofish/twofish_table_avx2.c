@@ -205,7 +205,8 @@ int fb_twofish_table_setkey_avx2(void *ksp, const uint8_t *key, size_t keylen)
 	.setkey = fb_twofish_table_setkey_avx2
 #define TFTAB2_PAR(sfx)                                                                       \
 	.encrypt = fb_twofish_table_encrypt##sfx, .decrypt = fb_twofish_table_decrypt##sfx,   \
-	.cbc_dec = fb_twofish_table_cbc_dec##sfx, .ctr32 = fb_twofish_table_ctr32##sfx
+	.cbc_dec = fb_twofish_table_cbc_dec##sfx, .cfb_dec = fb_twofish_table_cfb_dec##sfx,   \
+	.ctr32 = fb_twofish_table_ctr32##sfx
 
 const fb_kernel fb_twofish_table_avx2 = {
 	.name = "twofish/table-avx2",

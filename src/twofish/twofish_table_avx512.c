@@ -36,6 +36,10 @@
 	static void tftab_cbc_dec##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
 	{                                                                                              \
 		fb_twofish_table_cbc_dec##sfx(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv); \
+	}                                                                                              \
+	static void tftab_cfb_dec##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{                                                                                              \
+		fb_twofish_table_cfb_dec##sfx(&((const twofish_vperm_tab_ks *)ks)->t, out, in, n, iv); \
 	}
 TFTAB_PAR(_bmi)
 TFTAB_PAR(_rorx)
@@ -58,7 +62,8 @@ TFTAB_CHAINS(_tree)
 	.family = "twofish", .block_size = 16, .cpu_needs = TWOFISH_AVX512_NEEDS | FB_CPU_BMI2,     \
 	.constant_time = 0, .batch = 1, .ks_size = sizeof(twofish_vperm_tab_ks),       \
 	.fills_schedule = 1, .setkey = fb_twofish_avx512_setkey_tables
-#define TFTAB512_PAR(sfx) .encrypt = tftab_encrypt##sfx, .decrypt = tftab_decrypt##sfx, .cbc_dec = tftab_cbc_dec##sfx
+#define TFTAB512_PAR(sfx) .encrypt = tftab_encrypt##sfx, .decrypt = tftab_decrypt##sfx, .cbc_dec = tftab_cbc_dec##sfx, \
+	.cfb_dec = tftab_cfb_dec##sfx
 
 const fb_kernel fb_twofish_table_avx512 = {
 	.name = "twofish/table-avx512",
