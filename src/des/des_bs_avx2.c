@@ -98,8 +98,8 @@ TGT static inline void swap_bits8(V r[8], const V mk[3])
 				SWAP_STAGE(r[i], r[i | 1 << j], 1 << j, mk[j]);
 }
 
-/* One unpack stage at width w: outputs 2i, 2i+1 (lo, hi) from inputs
- * x[p[i]], x[q[i]]. */
+/* One pair of an unpack stage at width w: o[2i] and o[2i+1] interleave
+ * the low and the high halves of each 128-bit lane of a and b. */
 #define UNPACK_PAIR(w, o, i, a, b) do { \
 	(o)[2 * (i)] = _mm256_unpacklo_epi##w(a, b); \
 	(o)[2 * (i) + 1] = _mm256_unpackhi_epi##w(a, b); \
