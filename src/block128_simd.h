@@ -609,30 +609,21 @@ static inline void fb_b128_cfb_dec(const fb_b128_kernel *K, const void *ks, uint
 	fb_wipe(buf, 16 * n);
 }
 
-/* XTS: whole batches fused; a tail's tweaks made here, XORed around a run
- * through buf. tw is the first block's tweak and becomes the next one.
- * Tweaks and blocks move as 16-byte vectors: a tweak kept as two 8-byte
- * stores and read back by a 16-byte load waits for both stores to retire
- * (no store forwarding), once for every block of every short message. */
-static inline FB_B128_TGT void fb_b128_xts(const fb_b128_kernel *K, int enc, const void *ks,
-					   uint8_t *out, const uint8_t *in, size_t n, uint8_t *tw)
+/* XTS: whole batches fused; a tail's tweaks made here (fb_xts_first_xor,
+ * kept as 16-byte stores for the second XOR's loads), XORed around a run
+ * through buf. tw is the first block's tweak and becomes the next one. */
+static inline void fb_b128_xts(const fb_b128_kernel *K, int enc, const void *ks, uint8_t *out,
+			       const uint8_t *in, size_t n, uint8_t *tw)
 {
-	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES];
-	__m128i t[FB_B128_BUF_BYTES / 16];
+	_Alignas(FB_B128_ALIGN) uint8_t buf[FB_B128_BUF_BYTES], t[FB_B128_BUF_BYTES];
 
 	n = fb_b128_batches(K, enc ? K->xts_enc : K->xts_dec, ks, &out, &in, n, tw, 0);
 	if (n == 0)
 		return;
 	uint64_t lo = fb_load64_le(tw), hi = fb_load64_le(tw + 8);
-	for (size_t i = 0; i < n; i++, fb_xts_double(&lo, &hi)) {
-		t[i] = _mm_set_epi64x((long long)hi, (long long)lo);
-		_mm_storeu_si128((__m128i *)(void *)(buf + 16 * i),
-				_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i)), t[i]));
-	}
+	fb_xts_first_xor(t, buf, in, n, &lo, &hi);
 	fb_b128_run(K, enc, ks, buf, buf, n);
-	for (size_t i = 0; i < n; i++)
-		_mm_storeu_si128((__m128i *)(void *)(out + 16 * i),
-				 _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(buf + 16 * i)), t[i]));
+	fb_b128_xor(out, buf, t, 16 * n);
 	fb_store64_le(tw, lo);
 	fb_store64_le(tw + 8, hi);
 	fb_wipe(buf, 16 * n);

@@ -363,6 +363,57 @@ static inline void fb_xts_xor(uint8_t *out, const uint8_t *in, uint64_t lo, uint
 	fb_store64_le(out, fb_load64_le(in) ^ lo);
 	fb_store64_le(out + 8, fb_load64_le(in + 8) ^ hi);
 }
+/* A tweak (lo, hi) times alpha^2: two doublings (fb_xts_double) in one
+ * step, the two bits shifted out of hi reduced at once. */
+static inline void fb_xts_times_alpha2(uint64_t *lo, uint64_t *hi)
+{
+	uint64_t b127 = (uint64_t)((int64_t)*hi >> 63), b126 = (uint64_t)((int64_t)(*hi << 1) >> 63);
+	*hi = *hi << 2 | *lo >> 62;
+	*lo = *lo << 2 ^ (b127 & 0x10E) ^ (b126 & 0x87);
+}
+
+/* out = in ^ T for one block, and T kept at t for the second XOR. One
+ * 16-byte store of T: the second XOR loads it whole, and a load that two
+ * 8-byte stores cover cannot take its data from the store queue. */
+static inline void fb_xts_xor_keep(uint8_t *t, uint8_t *out, const uint8_t *in, uint64_t lo, uint64_t hi)
+{
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	typedef uint64_t v2 __attribute__((vector_size(16)));
+	v2 tv = { lo, hi }, x;
+	memcpy(t, &tv, 16);
+	memcpy(&x, in, 16);
+	x ^= tv;
+	memcpy(out, &x, 16);
+#else
+	fb_store64_le(t, lo);
+	fb_store64_le(t + 8, hi);
+	fb_xts_xor(out, in, lo, hi);
+#endif
+}
+
+/* out = in ^ T for m blocks, their tweaks T from (*lo, *hi) on, which are
+ * kept in t (16 bytes each) and advanced past. Two chains, the even and
+ * the odd tweaks, each a step of alpha^2: a doubling is a dependent chain
+ * of about four cycles, and one chain a block was most of what the
+ * generic XTS paths (the drive layer's, block128_simd.h's tails) added to
+ * ECB. */
+static inline void fb_xts_first_xor(uint8_t *t, uint8_t *out, const uint8_t *in, size_t m, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t l0 = *lo, h0 = *hi, l1 = l0, h1 = h0;
+	size_t i = 0;
+	fb_xts_double(&l1, &h1);
+	for (; i + 2 <= m; i += 2) {
+		fb_xts_xor_keep(t + 16 * i, out + 16 * i, in + 16 * i, l0, h0);
+		fb_xts_xor_keep(t + 16 * i + 16, out + 16 * i + 16, in + 16 * i + 16, l1, h1);
+		fb_xts_times_alpha2(&l0, &h0);
+		fb_xts_times_alpha2(&l1, &h1);
+	}
+	if (i < m) {
+		fb_xts_xor_keep(t + 16 * i, out + 16 * i, in + 16 * i, l0, h0);
+		l0 = l1, h0 = h1;
+	}
+	*lo = l0, *hi = h0;
+}
 /* The tweak in bytes and the three after it, as qword pairs (the lanes of
  * a 512-bit register of tweaks). */
 static inline void fb_xts_tweaks4(uint64_t q[8], const uint8_t *tweak)

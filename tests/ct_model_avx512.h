@@ -217,11 +217,6 @@ static inline int _mm_cvtsi128_si32(__m128i a)
 {
 	return (int)a.d[0];
 }
-static inline __m128i _mm_set_epi64x(long long hi, long long lo)
-{
-	__m128i r = { .q = { (uint64_t)lo, (uint64_t)hi } };
-	return r;
-}
 static inline __m128i _mm_set1_epi32(int v)
 {
 	__m128i r = { .d = { (uint32_t)v, (uint32_t)v, (uint32_t)v, (uint32_t)v } };

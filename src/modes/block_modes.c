@@ -293,57 +293,6 @@ static void xts_mul_alpha(uint8_t t[16])
 	fb_store64_le(t + 8, hi);
 }
 
-/* A tweak (lo, hi) times alpha^2: two doublings (fb_xts_double) in one
- * step, the two bits shifted out of hi reduced at once. */
-static inline void xts_times_alpha2(uint64_t *lo, uint64_t *hi)
-{
-	uint64_t b127 = (uint64_t)((int64_t)*hi >> 63), b126 = (uint64_t)((int64_t)(*hi << 1) >> 63);
-	*hi = *hi << 2 | *lo >> 62;
-	*lo = *lo << 2 ^ (b127 & 0x10E) ^ (b126 & 0x87);
-}
-
-/* out = in ^ T for one block, and T kept at t for the second XOR. One
- * 16-byte store of T: the second XOR loads it whole, and a load that two
- * 8-byte stores cover cannot take its data from the store queue. */
-static inline void xts_xor_keep(uint8_t *t, uint8_t *out, const uint8_t *in, uint64_t lo, uint64_t hi)
-{
-#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	typedef uint64_t v2 __attribute__((vector_size(16)));
-	v2 tv = { lo, hi }, x;
-	memcpy(t, &tv, 16);
-	memcpy(&x, in, 16);
-	x ^= tv;
-	memcpy(out, &x, 16);
-#else
-	fb_store64_le(t, lo);
-	fb_store64_le(t + 8, hi);
-	fb_xts_xor(out, in, lo, hi);
-#endif
-}
-
-/* out = in ^ T for m blocks, their tweaks T from (*lo, *hi) on, which are
- * kept in t (16 bytes each) and advanced past. Two chains, the even and
- * the odd tweaks, each a step of alpha^2: a doubling is a dependent chain
- * of about four cycles, and one chain a block was most of what the
- * generic path added to ECB. */
-static void xts_first_xor(uint8_t *t, uint8_t *out, const uint8_t *in, size_t m, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t l0 = *lo, h0 = *hi, l1 = l0, h1 = h0;
-	size_t i = 0;
-	fb_xts_double(&l1, &h1);
-	for (; i + 2 <= m; i += 2) {
-		xts_xor_keep(t + 16 * i, out + 16 * i, in + 16 * i, l0, h0);
-		xts_xor_keep(t + 16 * i + 16, out + 16 * i + 16, in + 16 * i + 16, l1, h1);
-		xts_times_alpha2(&l0, &h0);
-		xts_times_alpha2(&l1, &h1);
-	}
-	if (i < m) {
-		xts_xor_keep(t + 16 * i, out + 16 * i, in + 16 * i, l0, h0);
-		l0 = l1, h0 = h1;
-	}
-	*lo = l0, *hi = h0;
-}
-
 /* Without the kernel's fused step: through its block function, on out
  * (in place is fine: each block is read before it is written). The
  * tweaks are made once a chunk and serve both XORs. */
@@ -354,7 +303,7 @@ static NOINLINE void xts_generic(fb_state *s, const fb_rung *r, uint8_t *out, co
 	uint64_t lo = fb_load64_le(s->iv), hi = fb_load64_le(s->iv + 8);
 	while (n) {
 		size_t m = chunk(n, 16);
-		xts_first_xor(tw, out, in, m, &lo, &hi);
+		fb_xts_first_xor(tw, out, in, m, &lo, &hi);
 		ecb_step(s, r, out, out, m);
 		fb_xor(out, out, tw, m * 16);
 		in += m * 16, out += m * 16, n -= m;
