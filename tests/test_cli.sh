@@ -434,7 +434,9 @@ for sig in INT TERM; do
 	mkfifo "$T/slow"
 	"$FB" dec --cipher des-ede3-ctr --key $K24 --iv $IV8 --in "$T/slow" --out "$T/sigout" 2>/dev/null &
 	fbpid=$!
-	{ head -c 100000 "$T/pw_in" "$T/big"; sleep 30; } >"$T/slow" &
+	# exec: $! is the sleep itself, so the kill below ends it (a sleep left
+	# behind would hold the test's stderr, and CTest waits for it).
+	{ head -c 100000 "$T/pw_in" "$T/big"; exec sleep 30; } >"$T/slow" 2>/dev/null &
 	writer=$!
 	for _ in 1 2 3 4 5 6 7 8 9 10; do ls "$T" | grep -q '^sigout.tmp-' && break; sleep 0.2; done
 	kill -$sig $fbpid
@@ -443,10 +445,19 @@ for sig in INT TERM; do
 	if ls "$T" | grep -q '^sigout'; then bad "SIG$sig: left $(ls "$T" | grep '^sigout')"; rm -f "$T"/sigout*; else ok; fi
 	rm -f "$T/slow"
 done
-# Output to a pipe streams: the first bytes arrive while the input is still open.
-got=$({ head -c 70000 "$T/big"; sleep 20; } | timeout 25 "$FB" enc --cipher des-ede3-ctr --key $K24 --iv $IV8 |
-	{ timeout 10 head -c 1000 | wc -c; })
+# Output to a pipe streams: the first bytes arrive while the input is still
+# open. The writer and the CLI run in the background through FIFOs, and are
+# ended once the reader has its bytes (a pipeline would wait out the sleep).
+mkfifo "$T/st_in" "$T/st_out"
+{ head -c 70000 "$T/big"; exec sleep 20; } >"$T/st_in" 2>/dev/null &
+writer=$!
+timeout 25 "$FB" enc --cipher des-ede3-ctr --key $K24 --iv $IV8 <"$T/st_in" >"$T/st_out" 2>/dev/null &
+fbpid=$!
+got=$(timeout 10 head -c 1000 "$T/st_out" | wc -c)
+kill $writer $fbpid 2>/dev/null
+wait $writer $fbpid 2>/dev/null
 if [ "$got" = 1000 ]; then ok; else bad "stdout is not streamed (got $got bytes while the input was open)"; fi
+rm -f "$T/st_in" "$T/st_out"
 
 # ---- mac, kcv, key ---------------------------------------------------------------
 
