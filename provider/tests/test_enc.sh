@@ -150,8 +150,12 @@ tls_pair() { # cipher protocol extra side: side = server or client through the c
     -rev -naccept 1 > "$T/srv.out" 2>&1 &
   local spid=$!
   for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q ACCEPT "$T/srv.out" 2> /dev/null && break; sleep 0.3; done
-  (echo "$msg"; sleep 1.5) | timeout 30 "${C[@]}" -connect "127.0.0.1:$port" -cipher "$1:@SECLEVEL=0" -"$2" $3 \
-    > "$T/cli.out" 2>&1
+  # The client's input stays open until the echo is back (at most 3 s), then
+  # its end closes the connection.
+  local echo_back
+  echo_back=$(echo "$msg" | rev)
+  (echo "$msg"; for _ in $(seq 30); do grep -q "$echo_back" "$T/cli.out" 2> /dev/null && break; sleep 0.1; done) |
+    timeout 30 "${C[@]}" -connect "127.0.0.1:$port" -cipher "$1:@SECLEVEL=0" -"$2" $3 > "$T/cli.out" 2>&1
   wait $spid
   grep -q "Cipher is $1" "$T/cli.out" || { tail -n 5 "$T/cli.out" "$T/srv.out" >&2; fail "TLS $*: not connected with $1"; }
   grep -q "$(echo "$msg" | rev)" "$T/cli.out" || { tail -n 5 "$T/cli.out" "$T/srv.out" >&2; fail "TLS $*: no echo"; }
