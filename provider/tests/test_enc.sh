@@ -158,7 +158,7 @@ tls_pair() { # cipher protocol extra side: side = server or client through the c
     timeout 30 "${C[@]}" -connect "127.0.0.1:$port" -cipher "$1:@SECLEVEL=0" -"$2" $3 > "$T/cli.out" 2>&1
   wait $spid
   grep -q "Cipher is $1" "$T/cli.out" || { tail -n 5 "$T/cli.out" "$T/srv.out" >&2; fail "TLS $*: not connected with $1"; }
-  grep -q "$(echo "$msg" | rev)" "$T/cli.out" || { tail -n 5 "$T/cli.out" "$T/srv.out" >&2; fail "TLS $*: no echo"; }
+  grep -q "$echo_back" "$T/cli.out" || { tail -n 5 "$T/cli.out" "$T/srv.out" >&2; fail "TLS $*: no echo"; }
 }
 # Without encrypt-then-MAC libssl takes the default provider's stitched
 # AES-CBC-HMAC-SHA1/SHA256 where it has them, so the MAC-then-encrypt
