@@ -475,11 +475,13 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	int decrypts = !s->encrypt && (s->mode == FB_ECB || s->mode == FB_CBC || s->mode == FB_XTS);
 	s->ks_use = decrypts ? FB_KS_DEC : FB_KS_ENC;
 	s->bs = c->family->block_size;
+	s->bs_shift = s->bs == 16 ? 4 : 3;
 	s->pos = s->bs;
 	s->padding = opt ? opt->padding : FB_PAD_DEFAULT;
 	if (s->padding == FB_PAD_DEFAULT)
 		s->padding = (s->mode == FB_ECB || s->mode == FB_CBC) ? FB_PAD_PKCS7 : FB_PAD_NONE;
 	s->direct_mask = fb_stream_direct_mask(s);
+	s->direct_run = fb_mode_direct_run(s);
 	s->par = sel->par;
 	s->ser = sel->ser;
 	s->nrungs = 1 + sel->nrungs;

@@ -545,6 +545,54 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 	}
 }
 
+/* ---- The short road's runs (fb_state.direct_run) ----------------------------
+ *
+ * One per mode and direction, chosen at fb_init, so that a short update
+ * pays no test of mode or direction: len > 0 bytes, whole blocks for the
+ * buffered modes. */
+static void dec_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	(void)s;
+	r->k->decrypt(r->ks, out, in, n);
+}
+LADDER_RUN(ecb_enc_blocks, enc_step)
+LADDER_RUN(ecb_dec_blocks, dec_step)
+
+static void ecb_enc_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	par_run(s, ecb_enc_blocks, no_starts, out, in, len >> s->bs_shift);
+}
+
+static void ecb_dec_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	par_run(s, ecb_dec_blocks, no_starts, out, in, len >> s->bs_shift);
+}
+
+static void cbc_enc_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	cbc_encrypt(s, out, in, len >> s->bs_shift);
+}
+
+static void cbc_dec_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	par_run(s, cbc_decrypt, chain_starts, out, in, len >> s->bs_shift);
+}
+
+static void xts_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+	xts_run(s, out, in, len >> s->bs_shift);
+}
+
+fb_direct_fn fb_mode_direct_run(const fb_state *s)
+{
+	switch (s->mode) {
+	case FB_ECB: return s->encrypt ? ecb_enc_direct : ecb_dec_direct;
+	case FB_CBC: return s->encrypt ? cbc_enc_direct : cbc_dec_direct;
+	case FB_XTS: return xts_direct;
+	default: return fb_mode_stream;
+	}
+}
+
 /* Next keystream block for CFB, OFB, CTR (s->pos = 0 afterwards). */
 static void next_keystream(fb_state *s)
 {

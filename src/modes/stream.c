@@ -45,26 +45,6 @@ int fb_stream_direct_mask(const fb_state *s)
 	return (int)s->bs - 1;
 }
 
-/* 1 if in_len bytes take the short road: as many bytes out as in, at
- * once (byte streams; whole blocks of ECB and CBC with nothing buffered
- * or withheld). One test of the state. */
-static inline int is_direct(const fb_state *s, size_t in_len)
-{
-	return !((in_len & (size_t)(ptrdiff_t)s->direct_mask) | s->buf_len);
-}
-
-/* The short road's work, once is_direct holds and out has room. */
-static inline void direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len)
-{
-	if (!is_buffered(s))
-		fb_mode_stream(s, out, in, in_len);
-	else
-		fb_mode_blocks(s, out, in, fb_blocks_in(s->bs, in_len));
-}
-
-static NOINLINE int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-				   const uint8_t *in, size_t in_len);
-
 /* Encrypts the last n < bs bytes at tail, padded, into one block at out
  * (tail may be NULL when n is 0; out may be where tail is). */
 static void encrypt_padded(fb_state *s, uint8_t *out, const uint8_t *tail, unsigned n)
@@ -107,41 +87,22 @@ void fb_stream_message(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_l
 	if (padded(s))
 		message_padded(s, out, in, in_len, total);
 	else
-		direct(s, out, in, in_len);
-}
-
-int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-		     const uint8_t *in, size_t in_len)
-{
-	/* Byte streams, and whole blocks of ECB and CBC from callers that
-	 * buffer for themselves (the OpenSSL provider, the Python binding):
-	 * as many bytes out as in. One test of a field set at fb_init decides
-	 * it, not four of mode, direction, padding and buffer: at 16 bytes
-	 * these tests are a tenth of the update. */
-	if (!is_direct(s, in_len))
-		return update_general(s, out, out_cap, out_len, in, in_len);
-	if (in_len > out_cap)
-		return FB_ERR_OUTPUT_SPACE;
-	if (fb_overlap_bad(out, in_len, in, in_len))
-		return FB_ERR_OVERLAP;
-	*out_len = in_len;
-	direct(s, out, in, in_len);
-	return FB_OK;
+		s->direct_run(s, out, in, in_len);
 }
 
 int fb_stream_update_checked(fb_state *s, uint8_t *out, const uint8_t *in, size_t in_len, size_t *out_len)
 {
-	if (!is_direct(s, in_len)) {
+	if (!fb_stream_direct(s, in_len)) {
 		*out_len = 0;
-		return fb_stream_update(s, out, in_len, out_len, in, in_len);
+		return fb_stream_update_general(s, out, in_len, out_len, in, in_len);
 	}
 	*out_len = in_len;
-	direct(s, out, in, in_len);
+	s->direct_run(s, out, in, in_len);
 	return FB_OK;
 }
 
-static int update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-			  const uint8_t *in, size_t in_len)
+int fb_stream_update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
+			     const uint8_t *in, size_t in_len)
 {
 	size_t produce = update_out_len(s, in_len);
 	if (produce > out_cap)
