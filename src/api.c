@@ -739,15 +739,15 @@ static int oneshot_plan(fb_ctx *ctx, const uint8_t *in, size_t in_len, size_t *t
 	*total = in_len;
 	if (s->mode == FB_XTS && in_len < bs)
 		return FB_ERR_DATA_LENGTH;
-	if (buffered && !pad && in_len % bs)
+	if (buffered && !pad && (in_len & (bs - 1)))
 		return FB_ERR_DATA_LENGTH;
 	if (!pad)
 		return FB_OK;
 	if (s->encrypt) {
-		*total = in_len - in_len % bs + bs;
+		*total = in_len - (in_len & (bs - 1)) + bs;
 		return FB_OK;
 	}
-	if (!in_len || in_len % bs)
+	if (!in_len || (in_len & (bs - 1)))
 		return FB_ERR_DATA_LENGTH;
 	uint8_t blk[16];
 	if (bs > sizeof blk) /* cannot happen; tells the compiler the bound */

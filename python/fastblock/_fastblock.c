@@ -756,6 +756,29 @@ static int batch_loop(batch_job *j)
 	return FB_OK;
 }
 
+/* Records under one key, not DES's multi-stream modes: one context keyed
+ * once, then each record as a message under its IV (fb_message), the
+ * bytes fb_encrypt would give without a key setup and context per record
+ * (a 64-byte AES-128-CBC record with PKCS#7: ~460 instructions instead
+ * of ~1,500). Without memory for the context, record by record. */
+static int batch_one_context(batch_job *j)
+{
+	fb_ctx *ctx = fb_ctx_new_for(j->c, j->dir, &j->opt);
+	if (!ctx)
+		return batch_loop(j);
+	j->bad = 0;
+	int rc = fb_init(ctx, j->c, j->dir, j->key[0], j->key_len[0], j->iv[0], j->iv_len[0], &j->opt);
+	for (size_t i = 0; rc == FB_OK && i < j->n; i++) {
+		j->bad = i;
+		rc = fb_message(ctx, j->iv[i], j->iv_len[i], j->in[i], j->in_len[i], j->out[i], j->out_cap[i],
+				&j->out_len[i]);
+	}
+	if (rc == FB_OK)
+		j->bad = SIZE_MAX;
+	fb_ctx_free(ctx);
+	return rc;
+}
+
 /* CBC decryption of many records under one key: P_j = D(C_j) xor C_(j-1)
  * (C_(-1) = the record's IV), so every block of every record goes through
  * one ECB call, keyed once and run by the widest kernel, and the chaining
@@ -826,7 +849,9 @@ static int batch_run(batch_job *j)
 	j->bad = SIZE_MAX;
 	if (j->ecb && j->n && fb_cipher_mode(j->c) == FB_CBC && j->dir == FB_DECRYPT && one_key(j))
 		return batch_cbc_decrypt_one_key(j, j->ecb);
-	return multi_ok(j) ? batch_multi(j) : batch_loop(j);
+	if (multi_ok(j))
+		return batch_multi(j);
+	return j->n > 1 && one_key(j) ? batch_one_context(j) : batch_loop(j);
 }
 
 /* Per-record arguments: one bytes-like for all records, or a sequence of

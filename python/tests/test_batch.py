@@ -130,6 +130,35 @@ def test_batch_errors_return_nothing_and_name_the_record():
         fastblock.batch_encrypt("des-ede3-ofb", key, recs, ivs, "pkcs7")
 
 
+@pytest.mark.parametrize("name", ["aes-128-ctr", "aes-128-cbc", "serpent-128-ecb", "twofish-128-xts"])
+def test_one_key_batch_errors_name_the_record(name):
+    """Records under one key run as messages on one keyed context (not DES's
+    multi-stream modes): an error still names its record and returns nothing."""
+    c = CIPHERS[name]
+    key = good_key(name, os.urandom(c.key_len))
+    recs = [os.urandom(32) for _ in range(9)]
+    ivs = [os.urandom(c.iv_len) for _ in range(9)] if c.iv_len else None
+    out = fastblock.batch_encrypt(name, key, recs, ivs)
+    assert out == [fastblock.encrypt(name, key, r, ivs[i] if ivs else None) for i, r in enumerate(recs)]
+    if ivs:
+        bad = list(ivs)
+        bad[5] = bad[5][:-1]
+        with pytest.raises(fastblock.IVLengthError) as ei:
+            fastblock.batch_encrypt(name, key, recs, bad)
+        assert "record 5" in str(ei.value)
+        bad = list(ivs)
+        bad[0] = bad[0] + b"x"
+        with pytest.raises(fastblock.IVLengthError) as ei:
+            fastblock.batch_encrypt(name, key, recs, bad)
+        assert "record 0" in str(ei.value)
+    short = list(recs)
+    short[7] = b"x" * (17 if c.mode == "ecb" else 3)
+    if c.mode in ("ecb", "xts"):
+        with pytest.raises(fastblock.DataLengthError) as ei:
+            fastblock.batch_encrypt(name, key, short, ivs, "none" if c.mode == "ecb" else None)
+        assert "record 7" in str(ei.value)
+
+
 @pytest.mark.parametrize("large", [False, True])
 @pytest.mark.parametrize("name", ["des-ede3-cbc", "aes-128-cbc"])
 def test_arrow_arrays(name, large):
