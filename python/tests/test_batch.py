@@ -130,12 +130,18 @@ def test_batch_errors_return_nothing_and_name_the_record():
         fastblock.batch_encrypt("des-ede3-ofb", key, recs, ivs, "pkcs7")
 
 
-@pytest.mark.parametrize("name", ["aes-128-ctr", "aes-128-cbc", "serpent-128-ecb", "twofish-128-xts"])
-def test_one_key_batch_errors_name_the_record(name):
-    """Records under one key run as messages on one keyed context (not DES's
-    multi-stream modes): an error still names its record and returns nothing."""
+@pytest.mark.parametrize("name", ["aes-128-ctr", "aes-128-cbc", "serpent-128-ecb", "twofish-128-xts", "rc6-cbc"])
+def test_batch_messages_equal_and_name_the_record(name):
+    """Records outside DES's multi-stream modes run as messages on one context,
+    keyed again where a record's key differs: the same bytes as per-record
+    calls, under one key or a key each, and an error names its record."""
     c = CIPHERS[name]
-    key = good_key(name, os.urandom(c.key_len))
+    rng = random.Random(name)
+
+    def new_key():  # a name of any key length ("rc6-cbc") takes keys of 1 to 32 bytes
+        return good_key(name, rng.randbytes(c.key_len)) if c.key_len else rng.randbytes(rng.randint(1, 32))
+
+    key = new_key()
     recs = [os.urandom(32) for _ in range(9)]
     ivs = [os.urandom(c.iv_len) for _ in range(9)] if c.iv_len else None
     out = fastblock.batch_encrypt(name, key, recs, ivs)
@@ -151,6 +157,15 @@ def test_one_key_batch_errors_name_the_record(name):
         with pytest.raises(fastblock.IVLengthError) as ei:
             fastblock.batch_encrypt(name, key, recs, bad)
         assert "record 0" in str(ei.value)
+    keys = [new_key() for _ in range(9)]
+    keys[2] = keys[1]
+    out = fastblock.batch_encrypt(name, keys, recs, ivs)
+    assert out == [fastblock.encrypt(name, keys[i], r, ivs[i] if ivs else None) for i, r in enumerate(recs)]
+    assert fastblock.batch_decrypt(name, keys, out, ivs) == recs
+    keys[6] = b""
+    with pytest.raises(fastblock.InvalidKeyError) as ei:
+        fastblock.batch_encrypt(name, keys, recs, ivs)
+    assert "record 6" in str(ei.value)
     short = list(recs)
     short[7] = b"x" * (17 if c.mode == "ecb" else 3)
     if c.mode in ("ecb", "xts"):
