@@ -166,8 +166,9 @@ unsigned fb_threads_available(void);
 void fb_mode_threaded(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_t *out,
 		      const uint8_t *in, size_t n);
 
-/* The streaming calls behind fb_update and fb_final (stream.c): the API
- * has checked the context and the pointers. */
+/* The streaming calls behind fb_update and fb_final (stream.c, and the
+ * short road inline here): the API has checked the context and the
+ * pointers. */
 
 /* 1 if in_len bytes take the short road: as many bytes out as in, at
  * once (byte streams; whole blocks of ECB and CBC with nothing buffered

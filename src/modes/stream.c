@@ -101,8 +101,9 @@ int fb_stream_update_checked(fb_state *s, uint8_t *out, const uint8_t *in, size_
 	return FB_OK;
 }
 
-int fb_stream_update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-			     const uint8_t *in, size_t in_len)
+/* Out of line: its stack buffers would give the callers' short roads a frame. */
+NOINLINE int fb_stream_update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
+				      const uint8_t *in, size_t in_len)
 {
 	size_t produce = update_out_len(s, in_len);
 	if (produce > out_cap)
