@@ -657,6 +657,26 @@ static long unpad_block(enum fb_padding p, const uint8_t *b, unsigned bs)
 	return bad ? -1 : (long)(bs - pad);
 }
 
+/* A record's plaintext copied to out with CBC encryption's padding added
+ * (none: len, a multiple of bs); returns the padded length. */
+static size_t pad_record(uint8_t *out, const uint8_t *in, size_t len, size_t bs, enum fb_padding pad)
+{
+	if (len)
+		memcpy(out, in, len);
+	if (pad == FB_PAD_NONE)
+		return len;
+	size_t full = len - len % bs;
+	unsigned used = (unsigned)(len - full);
+	uint8_t *b = out + full;
+	if (pad == FB_PAD_ISO9797_M2) {
+		b[used] = 0x80;
+		memset(b + used + 1, 0, bs - used - 1);
+	} else {
+		memset(b + used, (int)(bs - used), bs - used);
+	}
+	return full + bs;
+}
+
 /* Many DES/3DES CBC, CFB or OFB messages through fb_multi_crypt; the
  * padding of CBC is added and checked here (the multi-stream call does
  * none). */
@@ -698,18 +718,7 @@ static int batch_multi(batch_job *j)
 		in[i] = j->in[i];
 		if (mode == FB_CBC && j->dir == FB_ENCRYPT && pad != FB_PAD_NONE) {
 			/* the padded message in the output, encrypted in place */
-			size_t l = j->in_len[i], full = l - l % 8;
-			if (l)
-				memcpy(j->out[i], j->in[i], l);
-			uint8_t *b = j->out[i] + full;
-			unsigned used = (unsigned)(l - full);
-			if (pad == FB_PAD_ISO9797_M2) {
-				b[used] = 0x80;
-				memset(b + used + 1, 0, 8 - used - 1);
-			} else {
-				memset(b + used, (int)(8 - used), 8 - used);
-			}
-			len[i] = full + 8;
+			len[i] = pad_record(j->out[i], j->in[i], j->in_len[i], 8, pad);
 			in[i] = j->out[i];
 		}
 	}
@@ -794,6 +803,121 @@ static int batch_messages(batch_job *j)
 	return rc;
 }
 
+/* One 8- or 16-byte block: fixed-size moves (a variable-length memcpy is
+ * a call, a byte loop sixteen steps). */
+static inline void copy_block(uint8_t *d, const uint8_t *s, size_t bs)
+{
+	if (bs == 16)
+		memcpy(d, s, 16);
+	else
+		memcpy(d, s, 8);
+}
+
+static inline void xor_block(uint8_t *d, const uint8_t *a, const uint8_t *b, size_t bs)
+{
+	typedef uint64_t v2 __attribute__((vector_size(16)));
+	if (bs == 16) {
+		v2 x, y;
+		memcpy(&x, a, 16);
+		memcpy(&y, b, 16);
+		x ^= y;
+		memcpy(d, &x, 16);
+	} else {
+		uint64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		x ^= y;
+		memcpy(d, &x, 8);
+	}
+}
+
+/* CBC encryption under one key in lock-step pays from this many records,
+ * for records of at most CBC_STEP_BYTES (longer ones would make many
+ * steps of few blocks). */
+#define CBC_STEP_RECORDS 8
+#define CBC_STEP_BYTES 4096
+/* Records at a time: a step's blocks (4 KB of AES) and the tile's outputs
+ * stay in the caches between steps; all records at once, the steps'
+ * strided visits of every output missed them. */
+#define CBC_STEP_TILE 256
+
+/* The lock-step over records act[0..na) whose padded plaintext is in
+ * their outputs: step k gathers block k of each, XORed with its chaining
+ * value, encrypts them in one ECB update on ctx and puts them back;
+ * records drop out as they end. */
+static int cbc_steps(batch_job *j, fb_ctx *ctx, uint8_t *buf, size_t *act, size_t na, size_t bs)
+{
+	int rc = FB_OK;
+	for (size_t off = 0; !rc && na; off += bs) {
+		for (size_t a = 0; a < na; a++) {
+			const uint8_t *p = j->out[act[a]] + off, *prev = off ? p - bs : j->iv[act[a]];
+			xor_block(buf + a * bs, p, prev, bs);
+		}
+		size_t got = 0, keep = 0;
+		rc = fb_update(ctx, buf, na * bs, &got, buf, na * bs);
+		for (size_t a = 0; !rc && a < na; a++) {
+			copy_block(j->out[act[a]] + off, buf + a * bs, bs);
+			if (j->out_len[act[a]] > off + bs)
+				act[keep++] = act[a];
+		}
+		na = keep;
+	}
+	return rc;
+}
+
+/* CBC encryption of many records under one key, in lock-step: block k of a
+ * record depends only on its block k-1, so step k encrypts block k of every
+ * record that has one in one ECB call (one key schedule, the widest
+ * kernel), where record by record each block waits for the one before (a
+ * serial chain: AES-NI's round latency, Serpent's one-block code). The
+ * padded plaintext goes to the outputs first; a step gathers its blocks,
+ * each XORed with its chaining value, encrypts them and puts them back.
+ * Record 0's key and IV are checked by a CBC fb_init first, so that the
+ * errors and the record they name are those of per-record calls. */
+static int batch_cbc_encrypt_one_key(batch_job *j, const fb_cipher *ecb)
+{
+	size_t n = j->n, bs = fb_cipher_block_size(j->c);
+	enum fb_padding pad = j->opt.padding == FB_PAD_DEFAULT ? FB_PAD_PKCS7 : j->opt.padding;
+	fb_options o = j->opt;
+	o.padding = FB_PAD_NONE;
+	fb_ctx *chk = fb_ctx_new_for(j->c, FB_ENCRYPT, &j->opt), *ctx = fb_ctx_new_for(ecb, FB_ENCRYPT, &o);
+	uint8_t *buf = PyMem_RawMalloc(CBC_STEP_TILE * bs);
+	size_t *act = PyMem_RawMalloc(CBC_STEP_TILE * sizeof *act);
+	if (!chk || !ctx || !buf || !act) {
+		fb_ctx_free(chk);
+		fb_ctx_free(ctx);
+		PyMem_RawFree(buf);
+		PyMem_RawFree(act);
+		return batch_messages(j);
+	}
+	j->bad = 0;
+	int rc = fb_init(chk, j->c, FB_ENCRYPT, j->key[0], j->key_len[0], j->iv[0], j->iv_len[0], &j->opt);
+	fb_ctx_free(chk);
+	for (size_t i = 0; !rc && i < n; i++) {
+		j->bad = i;
+		if (!j->iv[i] || j->iv_len[i] != bs)
+			rc = FB_ERR_IV_LENGTH;
+		else if (pad == FB_PAD_NONE && j->in_len[i] % bs)
+			rc = FB_ERR_DATA_LENGTH;
+	}
+	if (!rc) {
+		j->bad = SIZE_MAX;
+		rc = fb_init(ctx, ecb, FB_ENCRYPT, j->key[0], j->key_len[0], NULL, 0, &o);
+	}
+	for (size_t t = 0; !rc && t < n; t += CBC_STEP_TILE) {
+		size_t na = 0, end = n - t < CBC_STEP_TILE ? n : t + CBC_STEP_TILE;
+		for (size_t i = t; i < end; i++)
+			if ((j->out_len[i] = pad_record(j->out[i], j->in[i], j->in_len[i], bs, pad)))
+				act[na++] = i;
+		rc = cbc_steps(j, ctx, buf, act, na, bs);
+	}
+	memset(buf, 0, CBC_STEP_TILE * bs);
+	PyMem_RawFree(buf);
+	PyMem_RawFree(act);
+	fb_ctx_free(ctx);
+	return rc;
+}
+
 /* CBC decryption of many records under one key: P_j = D(C_j) xor C_(j-1)
  * (C_(-1) = the record's IV), so every block of every record goes through
  * one ECB call, keyed once and run by the widest kernel, and the chaining
@@ -859,11 +983,24 @@ static int one_key(const batch_job *j)
 	return 1;
 }
 
+/* 1 if CBC encryption of j goes in lock-step (batch_cbc_encrypt_one_key). */
+static int cbc_steps_pay(const batch_job *j)
+{
+	if (j->n < CBC_STEP_RECORDS)
+		return 0;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->in_len[i] > CBC_STEP_BYTES)
+			return 0;
+	return 1;
+}
+
 static int batch_run(batch_job *j)
 {
 	j->bad = SIZE_MAX;
 	if (j->ecb && j->n && fb_cipher_mode(j->c) == FB_CBC && j->dir == FB_DECRYPT && one_key(j))
 		return batch_cbc_decrypt_one_key(j, j->ecb);
+	if (j->ecb && !multi_ok(j) && fb_cipher_mode(j->c) == FB_CBC && cbc_steps_pay(j) && one_key(j))
+		return batch_cbc_encrypt_one_key(j, j->ecb);
 	return multi_ok(j) ? batch_multi(j) : batch_messages(j);
 }
 
