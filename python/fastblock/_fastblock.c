@@ -774,10 +774,16 @@ static int batch_loop(batch_job *j)
  * PKCS#7: ~460 instructions under one key, ~1,500 one-shot). The same
  * bytes and errors as fb_encrypt or fb_decrypt record by record; without
  * memory for the context, that is how they run. */
+/* A context for c: sized for its key length; a name of any key length
+ * ("rc6-cbc") gets the largest. */
+static fb_ctx *batch_ctx_new(const fb_cipher *c, enum fb_direction dir, const fb_options *o)
+{
+	return fb_cipher_key_len(c) ? fb_ctx_new_for(c, dir, o) : fb_ctx_new();
+}
+
 static int batch_messages(batch_job *j)
 {
-	/* sized for the cipher's key length; names of any key length get the largest */
-	fb_ctx *ctx = fb_cipher_key_len(j->c) ? fb_ctx_new_for(j->c, j->dir, &j->opt) : fb_ctx_new();
+	fb_ctx *ctx = batch_ctx_new(j->c, j->dir, &j->opt);
 	if (!ctx)
 		return batch_loop(j);
 	const uint8_t *keyed = NULL; /* the key the context holds */
@@ -880,7 +886,7 @@ static int batch_cbc_encrypt_one_key(batch_job *j, const fb_cipher *ecb)
 	enum fb_padding pad = j->opt.padding == FB_PAD_DEFAULT ? FB_PAD_PKCS7 : j->opt.padding;
 	fb_options o = j->opt;
 	o.padding = FB_PAD_NONE;
-	fb_ctx *chk = fb_ctx_new_for(j->c, FB_ENCRYPT, &j->opt), *ctx = fb_ctx_new_for(ecb, FB_ENCRYPT, &o);
+	fb_ctx *chk = batch_ctx_new(j->c, FB_ENCRYPT, &j->opt), *ctx = batch_ctx_new(ecb, FB_ENCRYPT, &o);
 	uint8_t *buf = PyMem_RawMalloc(CBC_STEP_TILE * bs);
 	size_t *act = PyMem_RawMalloc(CBC_STEP_TILE * sizeof *act);
 	if (!chk || !ctx || !buf || !act) {

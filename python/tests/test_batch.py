@@ -176,7 +176,7 @@ def test_batch_messages_equal_and_name_the_record(name):
 
 @pytest.mark.parametrize("padding", [None, "none", "iso9797-2"])
 @pytest.mark.parametrize("name", ["aes-128-cbc", "serpent-256-cbc", "twofish-192-cbc", "rc6-128-cbc",
-                                  "mars-128-cbc", "des-ede3-cbc"])
+                                  "mars-128-cbc", "des-ede3-cbc", "mars-cbc"])
 def test_cbc_encryption_one_key_in_steps(name, padding):
     """CBC encryption under one key runs block k of every record in one ECB
     call (lock-step): mixed lengths from 0 to 4,096 bytes; with one longer
@@ -184,7 +184,7 @@ def test_cbc_encryption_one_key_in_steps(name, padding):
     equal per-record calls."""
     c = CIPHERS[name]
     rng = random.Random(name)
-    key = good_key(name, rng.randbytes(c.key_len))
+    key = good_key(name, rng.randbytes(c.key_len)) if c.key_len else rng.randbytes(40)
     bs = c.block_size
     for count, longest in ((300, 4096), (300, 5000), (3, 4096)):
         lens = [rng.randint(0, 200) for _ in range(count)] + [0, bs, 4096, longest]
