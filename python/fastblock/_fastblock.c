@@ -960,8 +960,7 @@ static int batch_cbc_decrypt_one_key(batch_job *j, const fb_cipher *ecb)
 		uint8_t *out = j->out[i];
 		size_t len = j->in_len[i];
 		for (size_t b = 0; b < len; b += bs) {
-			for (size_t k = 0; k < bs; k++)
-				out[b + k] = buf[at + b + k] ^ prev[k];
+			xor_block(out + b, buf + at + b, prev, bs);
 			prev = c + b;
 		}
 		at += len;
