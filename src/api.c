@@ -3,7 +3,7 @@
  * and one-shot calls, error texts, DES key helpers.
  */
 #include <stdlib.h>
-#include "modes/modes.h"
+#include "modes/update.h"
 #include "api_private.h"
 #include "select.h"
 #include "des/des_keys.h"

@@ -166,8 +166,8 @@ unsigned fb_threads_available(void);
 void fb_mode_threaded(fb_state *s, fb_blocks_fn run, fb_starts_fn starts, uint8_t *out,
 		      const uint8_t *in, size_t n);
 
-/* The streaming calls behind fb_update and fb_final (stream.c, and the
- * short road inline here): the API has checked the context and the
+/* The streaming calls behind fb_update and fb_final (stream.c; the short
+ * road inline in update.h): the API has checked the context and the
  * pointers. */
 
 /* 1 if in_len bytes take the short road: as many bytes out as in, at
@@ -184,24 +184,6 @@ static inline int fb_stream_direct(const fb_state *s, size_t in_len)
 int fb_stream_update_general(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
 			     const uint8_t *in, size_t in_len);
 
-/* An update of in_len > 0 bytes. Inline in fb_update, so that a short
- * update is the API's checks, this test and one call of direct_run, which
- * tests neither mode nor direction (a 16-byte AES-128-ECB update: 109
- * instructions with the kernel's 36; 123 through a call of this and
- * fb_mode_blocks' switch). */
-static inline int fb_stream_update(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len,
-				   const uint8_t *in, size_t in_len)
-{
-	if (!fb_stream_direct(s, in_len))
-		return fb_stream_update_general(s, out, out_cap, out_len, in, in_len);
-	if (in_len > out_cap)
-		return FB_ERR_OUTPUT_SPACE;
-	if (fb_overlap_bad(out, in_len, in, in_len))
-		return FB_ERR_OVERLAP;
-	*out_len = in_len;
-	s->direct_run(s, out, in, in_len);
-	return FB_OK;
-}
 int fb_stream_final(fb_state *s, uint8_t *out, size_t out_cap, size_t *out_len);
 /* s->direct_mask for the mode, direction and padding set in s. */
 int fb_stream_direct_mask(const fb_state *s);
