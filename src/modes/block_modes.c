@@ -150,11 +150,19 @@ static void ecb_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t 
 		r->k->decrypt(r->ks, out, in, n);
 }
 
-/* Forwards whatever the direction (keystream of CFB8 decryption). */
+/* Encrypts whatever the direction: ECB encryption's runs, and CFB8
+ * decryption's keystream. */
 static void enc_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
 {
 	(void)s;
 	r->k->encrypt(r->ks, out, in, n);
+}
+
+/* ECB decryption's runs. */
+static void dec_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
+{
+	(void)s;
+	r->k->decrypt(r->ks, out, in, n);
 }
 
 static inline void ser_encrypt1(fb_state *s, uint8_t *out, const uint8_t *in)
@@ -385,7 +393,8 @@ static void xts_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t 
 	{ \
 		on_ladder(s, step, out, in, n); \
 	}
-LADDER_RUN(ecb_blocks, ecb_step)
+LADDER_RUN(ecb_enc_blocks, enc_step)
+LADDER_RUN(ecb_dec_blocks, dec_step)
 LADDER_RUN(cbc_decrypt, cbc_dec_step)
 LADDER_RUN(ctr_blocks, ctr_step)
 LADDER_RUN(cfb_decrypt_blocks, cfb_dec_step)
@@ -533,7 +542,7 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
 	if (!n)
 		return;
 	switch (s->mode) {
-	case FB_ECB: par_run(s, ecb_blocks, no_starts, out, in, n); break;
+	case FB_ECB: par_run(s, s->encrypt ? ecb_enc_blocks : ecb_dec_blocks, no_starts, out, in, n); break;
 	case FB_CBC:
 		if (s->encrypt)
 			cbc_encrypt(s, out, in, n);
@@ -550,14 +559,6 @@ void fb_mode_blocks(fb_state *s, uint8_t *out, const uint8_t *in, size_t n)
  * One per mode and direction, chosen at fb_init, so that a short update
  * pays no test of mode or direction: len > 0 bytes, whole blocks for the
  * buffered modes. */
-static void dec_step(fb_state *s, const fb_rung *r, uint8_t *out, const uint8_t *in, size_t n)
-{
-	(void)s;
-	r->k->decrypt(r->ks, out, in, n);
-}
-LADDER_RUN(ecb_enc_blocks, enc_step)
-LADDER_RUN(ecb_dec_blocks, dec_step)
-
 static void ecb_enc_direct(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	par_run(s, ecb_enc_blocks, no_starts, out, in, len >> s->bs_shift);
