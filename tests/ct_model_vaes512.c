@@ -157,20 +157,39 @@ static inline __m512i _mm512_sub_epi64(__m512i a, __m512i b)
 		a.q[i] -= b.q[i];
 	return a;
 }
-/* k is public (a length) */
-static inline __m512i _mm512_maskz_loadu_epi64(__mmask8 k, const void *p)
+/* the tails' 128- and 256-bit moves and lane inserts (load_part, store_part) */
+static inline __m256i _mm256_loadu_si256(const __m256i *p)
 {
-	__m512i r = _mm512_setzero_si512();
-	for (int i = 0; i < 8; i++)
-		if (k >> i & 1)
-			memcpy(&r.q[i], (const uint8_t *)p + 8 * i, 8);
+	__m256i r;
+	memcpy(&r, p, 32);
 	return r;
 }
-static inline void _mm512_mask_storeu_epi64(void *p, __mmask8 k, __m512i a)
+static inline void _mm256_storeu_si256(__m256i *p, __m256i a)
 {
-	for (int i = 0; i < 8; i++)
-		if (k >> i & 1)
-			memcpy((uint8_t *)p + 8 * i, &a.q[i], 8);
+	memcpy(p, &a, 32);
+}
+static inline __m512i _mm512_zextsi128_si512(__m128i a)
+{
+	__m512i r = _mm512_setzero_si512();
+	memcpy(r.b, a.b, 16);
+	return r;
+}
+static inline __m512i _mm512_zextsi256_si512(__m256i a)
+{
+	__m512i r = _mm512_setzero_si512();
+	memcpy(r.b, a.b, 32);
+	return r;
+}
+static inline __m512i _mm512_inserti32x4(__m512i a, __m128i b, int i)
+{
+	memcpy(a.b + 16 * (i & 3), b.b, 16);
+	return a;
+}
+static inline __m128i _mm512_extracti32x4_epi32(__m512i a, int i)
+{
+	__m128i r;
+	memcpy(r.b, a.b + 16 * (i & 3), 16);
+	return r;
 }
 #define _mm_load_si128 _mm_loadu_si128
 static inline __m128i _mm_set_epi32(int e3, int e2, int e1, int e0)
