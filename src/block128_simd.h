@@ -121,18 +121,21 @@ static inline void fb_b128_cbc_finish(uint8_t *out, const uint8_t *d, const uint
 		fb_wipe(x_, sizeof x_);                                                       \
 	}
 
-/* CBC encryption (ofb 0) or OFB, either direction (ofb 1), over a
- * kernel's word function: enc(sched, w) encrypts in place the block held
- * as four little-endian words in w[]. The chaining value never leaves
+/* The chained modes over a kernel's word function: enc(sched, w)
+ * encrypts in place the block held as four little-endian words in w[].
+ * mode 0: CBC encryption (the input XORed in before the rounds); 1: OFB,
+ * either direction (the keystream alone is encrypted, the output is the
+ * input XOR it); 2: CFB encryption (the output, input XOR the encrypted
+ * register, is the next register). The chaining value never leaves
  * registers: the byte form above stores each ciphertext and loads it back
  * for the next block, and on Zen 4 and Zen 5 those two store forwardings
  * and the word packing cost RC6 about 25 of its 215 core cycles per block.
- * In OFB the keystream block alone is encrypted and the output is the
- * input XOR it; through cbc_enc the mode layer pays a pass over a buffer
- * for that (serpent-128-ofb on Zen 4: 1.03-1.04x fused). In CBC w_ only
- * ever holds ciphertext between blocks, so it is not wiped (taking its
- * address would put it in memory); in OFB it holds keystream and is. */
-#define FB_B128_CHAIN_WORDS(name, sched, enc, ofb)                                           \
+ * Without the OFB and CFB forms the mode layer runs those modes through
+ * cbc_enc and a pass over a buffer (serpent-128-ofb on Zen 4: 1.03-1.04x
+ * fused). In CBC and CFB w_ only ever holds ciphertext between blocks, so
+ * it is not wiped (taking its address would put it in memory); in OFB it
+ * holds keystream and is. */
+#define FB_B128_CHAIN_WORDS(name, sched, enc, mode)                                          \
 	static void name(const void *ksp, uint8_t *out, const uint8_t *in, size_t n,         \
 			 uint8_t *iv)                                                         \
 	{                                                                                     \
@@ -142,20 +145,23 @@ static inline void fb_b128_cbc_finish(uint8_t *out, const uint8_t *d, const uint
 		for (j_ = 0; j_ < 4; j_++)                                                    \
 			w_[j_] = fb_b128_load32(iv + 4 * j_);                                 \
 		for (; n; n--, in += 16, out += 16) {                                         \
-			for (j_ = 0; j_ < 4 && !(ofb); j_++)                                  \
+			for (j_ = 0; j_ < 4 && (mode) == 0; j_++)                             \
 				w_[j_] ^= fb_b128_load32(in + 4 * j_);                        \
 			enc(k_, w_);                                                          \
+			for (j_ = 0; j_ < 4 && (mode) == 2; j_++)                             \
+				w_[j_] ^= fb_b128_load32(in + 4 * j_);                        \
 			for (j_ = 0; j_ < 4; j_++)                                            \
 				fb_b128_store32(out + 4 * j_,                                 \
-						w_[j_] ^ ((ofb) ? fb_b128_load32(in + 4 * j_) : 0));  \
+						w_[j_] ^ ((mode) == 1 ? fb_b128_load32(in + 4 * j_) : 0)); \
 		}                                                                             \
 		for (j_ = 0; j_ < 4; j_++)                                                    \
 			fb_b128_store32(iv + 4 * j_, w_[j_]);                                 \
-		if (ofb)                                                                      \
+		if ((mode) == 1)                                                              \
 			fb_wipe(w_, sizeof w_);                                               \
 	}
 #define FB_B128_CBC_ENC_WORDS(name, sched, enc) FB_B128_CHAIN_WORDS(name, sched, enc, 0)
 #define FB_B128_OFB_WORDS(name, sched, enc) FB_B128_CHAIN_WORDS(name, sched, enc, 1)
+#define FB_B128_CFB_ENC_WORDS(name, sched, enc) FB_B128_CHAIN_WORDS(name, sched, enc, 2)
 
 /* CFB8 encryption over the word function: the shift register stays in
  * four words, shifted one byte a step, where the mode layer's generic path

@@ -258,6 +258,8 @@ void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, s
 }
 
 FB_B128_CBC_ENC_WORDS(mars_cbc_enc, ((const fb_mars_ks *)ksp)->k, mars_encrypt_words)
+FB_B128_OFB_WORDS(mars_ofb, ((const fb_mars_ks *)ksp)->k, mars_encrypt_words)
+FB_B128_CFB_ENC_WORDS(mars_cfb_enc, ((const fb_mars_ks *)ksp)->k, mars_encrypt_words)
 FB_B128_CFB8_ENC_WORDS(mars_cfb8_enc, ((const fb_mars_ks *)ksp)->k, mars_encrypt_words)
 FB_B128_CBC_DEC(mars_cbc_dec, fb_mars_decrypt_portable)
 
@@ -276,5 +278,7 @@ const fb_kernel fb_mars_portable = {
 	.ctr32 = NULL,
 	.cbc_dec = mars_cbc_dec,
 	.cbc_enc = mars_cbc_enc,
+	.cfb_enc = mars_cfb_enc,
+	.ofb = mars_ofb,
 	.cfb8_enc = mars_cfb8_enc,
 };

@@ -160,6 +160,8 @@ void fb_rc6_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, si
 }
 
 FB_B128_CBC_ENC_WORDS(rc6_cbc_enc, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
+FB_B128_OFB_WORDS(rc6_ofb, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
+FB_B128_CFB_ENC_WORDS(rc6_cfb_enc, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
 FB_B128_CFB8_ENC_WORDS(rc6_cfb8_enc, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
 FB_B128_CBC_DEC(rc6_cbc_dec, fb_rc6_decrypt_portable)
 
@@ -178,5 +180,7 @@ const fb_kernel fb_rc6_portable = {
 	.ctr32 = NULL,
 	.cbc_dec = rc6_cbc_dec,
 	.cbc_enc = rc6_cbc_enc,
+	.cfb_enc = rc6_cfb_enc,
+	.ofb = rc6_ofb,
 	.cfb8_enc = rc6_cfb8_enc,
 };

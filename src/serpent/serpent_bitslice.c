@@ -254,5 +254,6 @@ const fb_kernel fb_serpent_bitslice = {
 	.cbc_dec = NULL,
 	.cbc_enc = serpent_cbc_enc,
 	.ofb = serpent_ofb,
+	.cfb_enc = serpent_cfb_enc,
 	.cfb8_enc = serpent_cfb8_enc,
 };

@@ -34,6 +34,7 @@ const fb_kernel fb_serpent_bitslice_bmi2 = {
 	.decrypt = serpent_decrypt,
 	.cbc_enc = serpent_cbc_enc,
 	.ofb = serpent_ofb,
+	.cfb_enc = serpent_cfb_enc,
 	.cfb8_enc = serpent_cfb8_enc,
 };
 

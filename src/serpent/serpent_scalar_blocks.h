@@ -301,6 +301,7 @@ static void serpent_decrypt(const void *ks, uint8_t *out, const uint8_t *in, siz
 
 FB_B128_CBC_ENC_WORDS(serpent_cbc_enc, (const serpent_ks *)ksp, encrypt1_words)
 FB_B128_OFB_WORDS(serpent_ofb, (const serpent_ks *)ksp, encrypt1_words)
+FB_B128_CFB_ENC_WORDS(serpent_cfb_enc, (const serpent_ks *)ksp, encrypt1_words)
 FB_B128_CFB8_ENC_WORDS(serpent_cfb8_enc, (const serpent_ks *)ksp, encrypt1_words)
 
 #endif
