@@ -186,6 +186,7 @@ static inline __attribute__((always_inline)) void wipe_areas(fb_ctx *ctx, int ea
 	fb_state *s = state_of(ctx);
 	unsigned char *base = (unsigned char *)ctx, *lazy = base + s->eager_end;
 	fb_ctr_forget(s); /* what was made of it */
+	s->short_firsts = 0;
 	if (eager)
 		fb_wipe(base + AREAS_AT, s->eager_end - AREAS_AT);
 	if (!s->lazy_built)
@@ -499,6 +500,7 @@ static int init_ctx(fb_ctx *ctx, const fb_cipher *c, enum fb_direction dir, cons
 	s->used = l->total;
 	s->eager_end = l->eager_end;
 	s->ser_lazy = l->ser_lazy;
+	s->short_firsts = 0;
 	s->magic = FB_MAGIC_READY; /* from here wipe_used knows the areas */
 	int rc = set_keys(ctx, s, l, key, key_len, zeroed);
 	if (rc) {

@@ -93,8 +93,16 @@ static const struct fb_ladder_row ladder[] = {
 	{ &fb_des_bs_avx512_t2b, &fb_des_gfni_avx512, 65, 1, 24,
 	  "3DES on AMD Zen 4: vpermb lookups ~61 a block; a batch of up to 256 blocks ~3,800, 257-512 ~6,300", 0 },
 	{ &fb_des_gfni_avx512, &fb_des_table_bmi2, 3, 0, 0,
-	  "one or two blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
-	{ &fb_des_gfni_avx512, &fb_des_table, 3, 0, 0, "the same without BMI2", 0 },
+	  "AMD Zen: one or two blocks: table lookups start faster than a vpermb group (not constant-time)",
+	  FB_CPU_AMD_ZEN },
+	/* Intel, and without BMI2: BEXTR is two uops on Intel's cores, and a
+	 * short chain pays for it (Sapphire Rapids class, 3DES ECB, TSC ticks
+	 * a block: 2 blocks 236 by des/table against 286, one 409 against
+	 * 429; from 4 blocks des/table-bmi2 leads by 2-7%). A vpermb group
+	 * costs ~702 ticks (3DES) and ~282 (DES) for 1-8 blocks, des/table
+	 * 3 blocks 568 and 223, 4 blocks 725 and 276. */
+	{ &fb_des_gfni_avx512, &fb_des_table, 4, 0, 0,
+	  "one to three blocks: table lookups start faster than a vpermb group (not constant-time)", 0 },
 	{ &fb_des_bs_avx2, &fb_des_table_bmi2, 25, 1, 8,
 	  "DES: tables win below 25 blocks against a 256-block AVX2 batch (Zen 4 under the AVX2 mask: "
 	  "2,190-2,210 TSC ticks at any fill, des/table-bmi2 ~89 a block; not constant-time)", 0 },

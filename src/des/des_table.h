@@ -5,14 +5,15 @@
 #include "des_tables.h" /* DES_IP, DES_FP */
 
 extern const fb_kernel fb_des_table, fb_des_table_bmi2;
-/* des/table's steps (ECB, and the kernel contract's fused ctr32 and
- * cbc_dec); _bmi: des/table-bmi2's, the round's indices by BEXTR (x86,
+/* des/table's steps (ECB, and the kernel contract's fused ctr32, cbc_dec
+ * and cfb_dec); _bmi: des/table-bmi2's, the round's indices by BEXTR (x86,
  * for CPUs with FB_CPU_BMI2). */
 #define DES_TABLE_STEP_DECLS(suffix)                                                                       \
 	void fb_des_table_encrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);        \
 	void fb_des_table_decrypt##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n);        \
 	void fb_des_table_ctr32##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr); \
-	void fb_des_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
+	void fb_des_table_cbc_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv); \
+	void fb_des_table_cfb_dec##suffix(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv);
 DES_TABLE_STEP_DECLS()
 DES_TABLE_STEP_DECLS(_bmi)
 /* Their lane engines: up to four streams side by side (fb_multi_crypt). */

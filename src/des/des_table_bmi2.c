@@ -28,6 +28,7 @@ const fb_kernel fb_des_table_bmi2 = {
 	.decrypt = fb_des_table_decrypt_bmi,
 	.ctr32 = fb_des_table_ctr32_bmi,
 	.cbc_dec = fb_des_table_cbc_dec_bmi,
+	.cfb_dec = fb_des_table_cfb_dec_bmi,
 	.lanes = &fb_des_table_lanes_bmi,
 };
 

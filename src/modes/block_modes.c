@@ -91,19 +91,27 @@ static NOINLINE void ladder_walk(fb_state *s, step_fn step, uint8_t *out, const 
 	}
 }
 
-/* Runs shorter than this on a rung whose schedule is not built yet go to
- * the serial kernel, whose schedule is built first if it waits too: a
+/* A run shorter than this on a rung whose schedule is not built yet goes
+ * to the serial kernel, whose schedule is built first if it waits too: a
  * one- or two-block message of a parallel mode then pays for one key
  * setup, not two (Serpent CFB decryption on AVX-512 Zen, serial kernel
- * serpent/bitslice: fb_init and one block ~1,600 -> ~950 TSC ticks). */
+ * serpent/bitslice: fb_init and one block ~1,600 -> ~950 TSC ticks). A
+ * lone block always does (one block's latency is what the serial kernels
+ * are built for); a second run of two blocks under the key builds the
+ * rung's schedule: a stream of short updates is not a one-shot message,
+ * and two blocks side by side beat two in a chain (3DES CFB decryption,
+ * Sapphire Rapids class, TSC ticks an update: one block 371 on
+ * des/table64-shift, 403 on the des/table rung; two blocks 720 and 476). */
 #define SERIAL_FIRST_MAX 3
+#define SERIAL_FIRST_RUNS 1
 
 /* A rung's first run: its schedule is built, then the step runs. Out of
  * line, so that the short path's calls are jumps with no stack frame. */
 static NOINLINE void first_step(fb_state *s, step_fn step, const fb_rung *r, uint8_t *out, const uint8_t *in,
 				size_t n)
 {
-	if (n < SERIAL_FIRST_MAX && s->ser != r->k) {
+	if (n < SERIAL_FIRST_MAX && s->ser != r->k && (n == 1 || s->short_firsts < SERIAL_FIRST_RUNS)) {
+		s->short_firsts += n > 1;
 		fb_ser_ready(s);
 		const fb_rung ser = { .k = s->ser, .ks = s->ks_ser };
 		step(s, &ser, out, in, n);

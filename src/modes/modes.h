@@ -86,6 +86,10 @@ typedef struct fb_state {
 	 * block (xts_tweak_ready in block_modes.c), so fb_init costs the key setup alone. */
 	unsigned char tweak_pending;
 	unsigned char bs_shift; /* log2(bs): the short road's blocks in len bytes */
+	/* Runs of two blocks that a rung with its schedule unbuilt has passed
+	 * to the serial kernel since the key was set (first_step in
+	 * block_modes.c). */
+	unsigned char short_firsts;
 } fb_state;
 
 /* What a context's schedules serve: encryption only or decryption only
