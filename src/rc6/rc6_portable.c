@@ -121,26 +121,49 @@ static void rc6_encrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in
 		fb_b128_store32(out + 4 * j, w[j]);
 }
 
-static void rc6_decrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in)
+/* Decrypts the block held as four words in w[]. */
+static inline __attribute__((always_inline)) void rc6_decrypt_words(const uint32_t *s, uint32_t w[4])
 {
-	uint32_t a = fb_b128_load32(in), b = fb_b128_load32(in + 4);
-	uint32_t c = fb_b128_load32(in + 8), d = fb_b128_load32(in + 12);
+	uint32_t a = w[0] - s[42], b = w[1], c = w[2] - s[43], d = w[3];
 	int r;
 
-	c -= s[43];
-	a -= s[42];
 	for (r = FB_RC6_ROUNDS; r >= 1; r -= 4) {
 		RC6_DEC_ROUND(d, a, b, c, s + 2 * r);
 		RC6_DEC_ROUND(c, d, a, b, s + 2 * r - 2);
 		RC6_DEC_ROUND(b, c, d, a, s + 2 * r - 4);
 		RC6_DEC_ROUND(a, b, c, d, s + 2 * r - 6);
 	}
-	d -= s[1];
-	b -= s[0];
-	fb_b128_store32(out, a);
-	fb_b128_store32(out + 4, b);
-	fb_b128_store32(out + 8, c);
-	fb_b128_store32(out + 12, d);
+	w[0] = a;
+	w[1] = b - s[0];
+	w[2] = c;
+	w[3] = d - s[1];
+}
+
+/* Decrypts m blocks (a constant once inlined); with prev (CBC), each
+ * output XORed with the ciphertext block before it, prev's 16 bytes for
+ * the first. Every input is read before the first store. */
+static inline __attribute__((always_inline)) void rc6_decrypt_m(const uint32_t *s, uint8_t *out, const uint8_t *in,
+								const int m, const uint8_t *prev)
+{
+	uint32_t w[4][4], p[4][4] = { { 0 } };
+	int i, j;
+
+	for (j = 0; j < m; j++)
+		for (i = 0; i < 4; i++) {
+			w[j][i] = fb_b128_load32(in + 16 * j + 4 * i);
+			if (prev)
+				p[j][i] = fb_b128_load32((j ? in + 16 * (j - 1) : prev) + 4 * i);
+		}
+	for (j = 0; j < m; j++)
+		rc6_decrypt_words(s, w[j]);
+	for (j = 0; j < m; j++)
+		for (i = 0; i < 4; i++)
+			fb_b128_store32(out + 16 * j + 4 * i, w[j][i] ^ p[j][i]);
+}
+
+static void rc6_decrypt_block(const uint32_t *s, uint8_t *out, const uint8_t *in)
+{
+	rc6_decrypt_m(s, out, in, 1, NULL);
 }
 
 void fb_rc6_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks)
@@ -163,7 +186,7 @@ FB_B128_CBC_ENC_WORDS(rc6_cbc_enc, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_word
 FB_B128_OFB_WORDS(rc6_ofb, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
 FB_B128_CFB_ENC_WORDS(rc6_cfb_enc, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
 FB_B128_CFB8_ENC_WORDS(rc6_cfb8_enc, ((const fb_rc6_ks *)ksp)->s, rc6_encrypt_words)
-FB_B128_CBC_DEC(rc6_cbc_dec, fb_rc6_decrypt_portable)
+FB_B128_CBC_DEC_M(rc6_cbc_dec, ((const fb_rc6_ks *)ksp)->s, rc6_decrypt_m)
 
 const fb_kernel fb_rc6_portable = {
 	.name = "rc6/portable",
