@@ -170,7 +170,7 @@ typedef struct fb_kernel {
 	 * keystream taken from a batch made ahead (0: only a whole batch).
 	 * 1 (aes/aesni's groups of 8, 4 and 1 blocks) keeps no keystream at
 	 * all: taken from it, a 64-byte AES-NI update costs ~29 TSC ticks on
-	 * Zen 5, straight from the kernel ~26. The VAES kernels' masked passes
+	 * Zen 5, straight from the kernel ~26. The VAES kernels' partial passes
 	 * pay from 8 blocks (aes/vaes-avx512 on Zen 4: a 256-byte update
 	 * straight from the kernel takes 0.68 of the time of one from kept
 	 * keystream; 64 bytes, 1.3 times). */
