@@ -21,14 +21,17 @@ static uint64_t xgetbv0(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* The AMD Zen family (17h and later) as FB_CPU_ properties: on family
- * 17h (Zen 1, Zen 2) gathers are also microcoded, one element every few
- * cycles, and so are PDEP and PEXT; on family 1Ah (Zen 5) chains of
- * simple vector operations are slower than scalar ones. */
-static uint32_t amd_class(unsigned leaf1_eax)
+/* The vendor's FB_CPU_ properties: Intel's two-uop BEXTR; the AMD Zen
+ * family (17h and later), where on family 17h (Zen 1, Zen 2) gathers are
+ * also microcoded, one element every few cycles, and so are PDEP and
+ * PEXT, and on family 1Ah (Zen 5) chains of simple vector operations are
+ * slower than scalar ones. */
+static uint32_t vendor_class(unsigned leaf1_eax)
 {
 	unsigned a, b, c, d;
 	__cpuid(0, a, b, c, d);
+	if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu) /* "GenuineIntel" */
+		return FB_CPU_SLOW_BEXTR;
 	int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
 	unsigned family = (leaf1_eax >> 8) & 0xF;
 	if (family == 0xF)
@@ -44,7 +47,7 @@ static uint32_t detect(void)
 	unsigned a, b, c, d, f = 0;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
-	f |= amd_class(a);
+	f |= vendor_class(a);
 	if (d & (1u << 26)) f |= FB_CPU_SSE2;
 	if (c & (1u << 9)) f |= FB_CPU_SSSE3;
 	if (c & (1u << 19)) f |= FB_CPU_SSE41;
@@ -115,7 +118,7 @@ static const char *const feature_names[] = {
 	"sse2", "ssse3", "sse4.1", "aesni", "pclmul", "avx", "avx2", "bmi2",
 	"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512vbmi2",
 	"gfni", "vaes", "vpclmulqdq", "avx512bitalg", "slow-gather",
-	"amd-zen", "slow-vec-chain", "slow-pdep",
+	"amd-zen", "slow-vec-chain", "slow-pdep", "slow-bextr",
 };
 
 void fb_cpu_feature_names(uint32_t f, char *buf, size_t cap)

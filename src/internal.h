@@ -50,11 +50,16 @@ enum {
 	 * by the mask (AMD family 17h, Zen 1 and Zen 2); one cycle of
 	 * throughput elsewhere (fb_kernel.serial_avoid_on). */
 	FB_CPU_SLOW_PDEP = 1u << 21,
+	/* A property: BEXTR is two uops (Intel's cores since Haswell; one on
+	 * AMD Zen), so short latency-bound table chains index by shifts
+	 * instead (a ladder row's only_on). */
+	FB_CPU_SLOW_BEXTR = 1u << 22,
 };
 
 /* The FB_CPU_ bits that are properties, not instruction sets: they say
  * where a kernel pays, not what it executes. */
-#define FB_CPU_PROPERTIES (FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN | FB_CPU_SLOW_PDEP)
+#define FB_CPU_PROPERTIES \
+	(FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN | FB_CPU_SLOW_PDEP | FB_CPU_SLOW_BEXTR)
 
 /* The usual AVX-512 bundle (Skylake-X and later, Zen 4). */
 #define FB_CPU_AVX512 (FB_CPU_AVX512F | FB_CPU_AVX512BW | FB_CPU_AVX512VL | FB_CPU_AVX512DQ)

@@ -33,7 +33,7 @@ typedef struct {
 } machine;
 
 static const machine machines[] = {
-	{ "AVX-512 + GFNI + VAES (Sapphire Rapids)", AVX512_ALL, {
+	{ "AVX-512 + GFNI + VAES (Sapphire Rapids)", AVX512_ALL | FB_CPU_SLOW_BEXTR, {
 		{ "des", "des/bs-avx512", "des/table64-shift", "des/bs-avx512", "des/gfni-avx512", "des/table",
 		  "des/gfni-avx512" },
 		{ "aes", "aes/vaes-avx512", "aes/aesni", "aes/vaes-avx512", "aes/aesni", "aes/aesni",
@@ -83,6 +83,14 @@ static const machine machines[] = {
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-t0", NULL, NULL, NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
+		  "serpent/bitslice", "serpent/bitslice" } } },
+	{ "AVX2 + AES-NI on Intel (FASTBLOCK_CPU_MASK=4000ff)", ZEN2 | FB_CPU_SLOW_BEXTR, {
+		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
+		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "twofish", "twofish/avx2", "twofish/table-avx2-tree", NULL, NULL, "twofish/table-avx2-tree", NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {
@@ -138,13 +146,14 @@ static void expected(const expect *e, uint32_t cpu, const fb_cipher *c, int enc,
 	/* DES one-shot messages up to 640 bytes (AMD Zen) or 800 (others) in
 	 * parallel modes run on des/gfni-avx512 alone where it runs (it is
 	 * constant-time), else up to 32 bytes on des/table-bmi2 (des/table
-	 * without BMI2) alone */
+	 * without BMI2, and up to 24 bytes where BEXTR is slow) alone */
 	int small = 1;
 	size_t gfni_max = cpu & FB_CPU_AMD_ZEN ? 640 : 800;
 	if (des && hint <= gfni_max && (cpu & gfni) == gfni && fb_mode_parallel(c->mode, enc))
 		p = s = "des/gfni-avx512";
 	else if (des && !ct && hint <= 32)
-		p = s = cpu & FB_CPU_BMI2 ? "des/table-bmi2" : "des/table";
+		p = s = (cpu & FB_CPU_BMI2) && !((cpu & FB_CPU_SLOW_BEXTR) && hint <= 24) ? "des/table-bmi2"
+											     : "des/table";
 	else if ((small = 0), !fb_mode_parallel(c->mode, enc))
 		p = s;
 	else if (c->mode == FB_ECB || c->mode == FB_CTR || c->mode == FB_XTS || (c->mode == FB_CBC && !enc))
@@ -342,6 +351,10 @@ static void check_ladder(void)
 		{ ZEN2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table-bmi2<25" },
 		{ ZEN2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table-bmi2<25" },
 		{ ZEN2, "des-ede-ecb", 0, 0, NULL, 16, SIZE_MAX, "des/table-bmi2<25" },
+		{ ZEN2 | FB_CPU_SLOW_BEXTR, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table-bmi2<25 des/table<4" },
+		{ ZEN2 | FB_CPU_SLOW_BEXTR, "des-ede3-cbc", 0, 0, NULL, 24, SIZE_MAX, "des/table-bmi2<25 des/table<4" },
+		{ AVX512_ALL | FB_CPU_SLOW_BEXTR, "des-ede3-ecb", 1, 0, NULL, 24, SIZE_MAX,
+		  "des/gfni-avx512<88 des/table<4" },
 		{ ZEN2 & ~FB_CPU_BMI2, "des-ede3-ecb", 0, 0, NULL, 24, SIZE_MAX, "des/table<21" }, /* a mask */
 		{ ZEN2 & ~FB_CPU_BMI2, "des-ecb", 1, 0, NULL, 8, SIZE_MAX, "des/table<22" },
 		{ ZEN2, "des-ede3-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 24, SIZE_MAX, "des/rotate<6" },

@@ -66,6 +66,7 @@ static const struct fb_small_row small[] = {
 	{ &fb_des_gfni_avx512, 640, 1, FB_CPU_AMD_ZEN },
 	{ &fb_des_gfni_avx512, 800, 1, 0 },
 #if FB_X86
+	{ &fb_des_table, 24, 0, FB_CPU_SLOW_BEXTR | FB_CPU_BMI2 }, /* Intel: as the ladder's last row */
 	{ &fb_des_table_bmi2, 32, 0, 0 },
 #endif
 	{ &fb_des_table, 32, 0, 0 },
@@ -110,6 +111,13 @@ static const struct fb_ladder_row ladder[] = {
 	  "3DES: tables win below 25 blocks (5,780-5,800 a batch, des/table-bmi2 ~235 a block; not constant-time)", 0 },
 	{ &fb_des_bs_avx2, &fb_des_table, 22, 1, 8, "DES without BMI2: des/table ~100 a block", 0 },
 	{ &fb_des_bs_avx2, &fb_des_table, 21, 1, 24, "3DES without BMI2: des/table ~270 a block", 0 },
+	/* Intel's AVX2 class (client cores): BEXTR is two uops there, and
+	 * 1-3 blocks are a short chain (Sapphire Rapids class under
+	 * FASTBLOCK_CPU_MASK=4000ff, 3DES ECB, TSC ticks a call: 2 blocks 472
+	 * by des/table against 573, 3 blocks 568 against 625; from 4 blocks
+	 * des/table-bmi2 leads by 2-7%) */
+	{ &fb_des_table_bmi2, &fb_des_table, 4, 0, 0,
+	  "Intel: 1-3 blocks by shifts, not BEXTR (two uops there)", FB_CPU_SLOW_BEXTR },
 	/* Reached only under FB_FLAG_CONSTANT_TIME, which drops the rows above. */
 	{ &fb_des_bs_avx2, &fb_des_rotate, 6, 1, 0,
 	  "constant time: a 256-block batch ~5,800 ticks (3DES) at any fill, des/rotate ~1,180 a block", 0 },
