@@ -61,12 +61,15 @@ static const fb_kernel *const serial[] = {
  *    level, 896 bytes 2,530-2,790 against 2,450.
  *  - up to 32 bytes otherwise: des/table(-bmi2) alone, its key setup
  *    (~260/540 ticks) against the wide schedules (measured break-even
- *    32-48 bytes on AVX2), and at one or two blocks it beats des/table64. */
+ *    32-48 bytes on AVX2), and at one or two blocks it beats des/table64.
+ *    Where BEXTR is two uops (Intel), des/table up to 24 bytes, as the
+ *    ladder's last row below: 8-16-byte 3DES one-shots 0.93-0.96 of the
+ *    time on the Sapphire Rapids class under FASTBLOCK_CPU_MASK=4000ff. */
 static const struct fb_small_row small[] = {
 	{ &fb_des_gfni_avx512, 640, 1, FB_CPU_AMD_ZEN },
 	{ &fb_des_gfni_avx512, 800, 1, 0 },
 #if FB_X86
-	{ &fb_des_table, 24, 0, FB_CPU_SLOW_BEXTR | FB_CPU_BMI2 }, /* Intel: as the ladder's last row */
+	{ &fb_des_table, 24, 0, FB_CPU_SLOW_BEXTR | FB_CPU_BMI2 },
 	{ &fb_des_table_bmi2, 32, 0, 0 },
 #endif
 	{ &fb_des_table, 32, 0, 0 },
