@@ -202,10 +202,9 @@ TGT int fb_aes_ni_setkey(void *ksp, const uint8_t *key, size_t keylen)
 /* ---- Groups of blocks -------------------------------------------------------- */
 
 /* n blocks side by side through the rounds, n a constant once inlined.
- * Groups of 8 fill the two AES units (latency about 4 cycles). A group of
- * 4 takes a 64-byte message through the rounds together: one block at a
- * time reloads every round key per block, and the longer instruction
- * stream overlaps less with the caller's next update. The last 2 or 3
+ * Groups of 8 fill the two AES units (latency about 4 cycles). Four blocks
+ * go as one group (CTR, CFB decryption) or as two pairs (below); one
+ * block at a time would reload every round key per block. The last 2 or 3
  * blocks go as one group too: with the rounds unrolled, two
  * chains side by side cost little more than one (kept in a loop over the
  * rounds, groups of 2 were slower than single blocks). */
@@ -255,53 +254,53 @@ static inline __attribute__((always_inline)) TGT void aesn(const __m128i *rk, un
 #define LOAD(p, j) _mm_loadu_si128((const __m128i *)(p) + (j))
 #define STORE(p, j, v) _mm_storeu_si128((__m128i *)(p) + (j), (v))
 
-/* Runs group(n) over nblocks: groups of 8, one of 4, then the last 1-3
- * blocks as one group; group advances in, out and nblocks. */
-#define BY_GROUPS(group) do { \
-	while (nblocks >= 8) \
-		group(8); \
-	if (nblocks >= 4) \
-		group(4); \
-	if (nblocks == 3) \
-		group(3); \
-	else if (nblocks == 2) \
-		group(2); \
-	else if (nblocks == 1) \
-		group(1); \
-} while (0)
-
-/* Four ECB blocks as two pairs, every round key loaded first (nr a
- * constant once inlined). A 64-byte update taken through one group of four
- * with a key load per round ran 0.92-0.98x Nettle's time on a store-to-load
- * chain (the same buffer updated again and again), and fell further with
- * each instruction the caller adds before it; two pairs on keys held in
- * registers run level with Nettle there and 0.94-1.0x the time on separate
- * buffers (Sapphire Rapids class, aes/aesni forced). AES-256 holds one key
- * fewer than it needs in the 16 XMM registers; the compiler reloads one. */
-static inline __attribute__((always_inline)) TGT void ecb4_nr(const __m128i *rk, uint8_t *out, const uint8_t *in,
-							      const int dec, const unsigned nr)
+/* The round keys 0..nr copied into k (registers, once nr is a constant). */
+static inline __attribute__((always_inline)) TGT void keys_copy(__m128i *k, const __m128i *rk, const unsigned nr)
 {
-	__m128i k[15];
 	_Pragma("GCC unroll 15") for (unsigned r = 0; r <= nr; r++)
 		k[r] = rk[r];
-	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
-		__m128i x[2];
-		EACHN(2, x[j] = _mm_xor_si128(LOAD(in, 2 * h + j), k[0]));
-		aesn_rounds_nr(k, x, 2, dec, nr);
-		EACHN(2, STORE(out, 2 * h + j, x[j]));
-	}
 }
+
+/* Four blocks as two pairs, every round key loaded first (ECB, CBC
+ * decryption). As one group with a key load a round, a 64-byte ECB update
+ * ran at 0.92-0.98x Nettle's speed on a store-to-load chain (the same
+ * buffer updated again and again), and lost more with each instruction
+ * the caller runs before it; as two pairs on keys in registers it runs
+ * level with Nettle there, and on separate buffers in 0.94-1.0x the time
+ * (Sapphire Rapids class, aes/aesni forced; CBC decryption 1.02-1.10x).
+ * CTR and CFB decryption ran 4-7% slower so (their AES work is not on
+ * the chain). AES-256 needs one key more than the 16 XMM registers hold
+ * beside a pair; the compiler reloads it. */
+#define PAIRS_OF_4(group) do { \
+	__m128i k_[15]; \
+	switch (nr) { \
+	case 10: keys_copy(k_, rk, 10); group(k_, 10, 2); group(k_, 10, 2); break; \
+	case 12: keys_copy(k_, rk, 12); group(k_, 12, 2); group(k_, 12, 2); break; \
+	default: keys_copy(k_, rk, 14); group(k_, 14, 2); group(k_, 14, 2); break; \
+	} \
+} while (0)
+
+/* Runs group(keys, nr, n) over nblocks: groups of 8, then four as four
+ * (run with the group of 4) or as two pairs, then the last 1-3 blocks as
+ * one group; group advances in, out and nblocks. */
+#define BY_GROUPS_WITH(group, four) do { \
+	while (nblocks >= 8) \
+		group(rk, nr, 8); \
+	if (nblocks >= 4) \
+		four; \
+	if (nblocks == 3) \
+		group(rk, nr, 3); \
+	else if (nblocks == 2) \
+		group(rk, nr, 2); \
+	else if (nblocks == 1) \
+		group(rk, nr, 1); \
+} while (0)
+#define BY_GROUPS(group) BY_GROUPS_WITH(group, group(rk, nr, 4))
+#define BY_GROUPS_PAIRED(group) BY_GROUPS_WITH(group, PAIRS_OF_4(group))
 
 static inline __attribute__((always_inline)) TGT void ecb_n(const __m128i *rk, unsigned nr, uint8_t *out,
 							    const uint8_t *in, const int n, int dec)
 {
-	if (n == 4) {
-		switch (nr) {
-		case 10: ecb4_nr(rk, out, in, dec, 10); return;
-		case 12: ecb4_nr(rk, out, in, dec, 12); return;
-		default: ecb4_nr(rk, out, in, dec, 14); return;
-		}
-	}
 	__m128i x[8];
 	EACHN(n, x[j] = LOAD(in, j));
 	aesn(rk, nr, x, n, dec);
@@ -313,8 +312,8 @@ TGT void fb_aes_ni_encrypt(const void *ksp, uint8_t *out, const uint8_t *in, siz
 	const fb_aes_x86_ks *ks = ksp;
 	const __m128i *rk = (const __m128i *)ks->ek;
 	unsigned nr = ks->rounds;
-#define ECB_ENC(n) (ecb_n(rk, nr, out, in, n, 0), in += 16 * (n), out += 16 * (n), nblocks -= (n))
-	BY_GROUPS(ECB_ENC);
+#define ECB_ENC(k, r, n) (ecb_n(k, r, out, in, n, 0), in += 16 * (n), out += 16 * (n), nblocks -= (n))
+	BY_GROUPS_PAIRED(ECB_ENC);
 #undef ECB_ENC
 }
 
@@ -323,8 +322,8 @@ TGT void fb_aes_ni_decrypt(const void *ksp, uint8_t *out, const uint8_t *in, siz
 	const fb_aes_x86_ks *ks = ksp;
 	const __m128i *rk = (const __m128i *)ks->dk;
 	unsigned nr = ks->rounds;
-#define ECB_DEC(n) (ecb_n(rk, nr, out, in, n, 1), in += 16 * (n), out += 16 * (n), nblocks -= (n))
-	BY_GROUPS(ECB_DEC);
+#define ECB_DEC(k, r, n) (ecb_n(k, r, out, in, n, 1), in += 16 * (n), out += 16 * (n), nblocks -= (n))
+	BY_GROUPS_PAIRED(ECB_DEC);
 #undef ECB_DEC
 }
 
@@ -373,7 +372,7 @@ TGT void fb_aes_ni_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_
 	unsigned nr = ks->rounds;
 	const __m128i swap = ctr_swap_mask();
 	__m128i c = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)ctr), swap);
-#define CTR(n) (ctr_n(rk, nr, out, in, &c, swap, n), in += 16 * (n), out += 16 * (n), nblocks -= (n))
+#define CTR(k, r, n) (ctr_n(k, r, out, in, &c, swap, n), in += 16 * (n), out += 16 * (n), nblocks -= (n))
 	/* Blocks up to the next counter whose last byte is a multiple of 8
 	 * (the counter is public), then aligned groups of 8. A multiple of 8
 	 * plus 7 carries out of no byte, so within a group only that byte
@@ -381,9 +380,9 @@ TGT void fb_aes_ni_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_
 	unsigned to_aligned = (0u - ctr[15]) & 7;
 	if (nblocks >= 8 + to_aligned) {
 		if (to_aligned & 4)
-			CTR(4);
+			CTR(rk, nr, 4);
 		for (unsigned k = to_aligned & 3; k; k--)
-			CTR(1);
+			CTR(rk, nr, 1);
 		do {
 			ctr8_aligned(rk, nr, out, in, &c, swap);
 			in += 128, out += 128, nblocks -= 8;
@@ -416,8 +415,8 @@ TGT void fb_aes_ni_cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, siz
 	const __m128i *rk = (const __m128i *)ks->dk;
 	unsigned nr = ks->rounds;
 	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
-#define CBC_DEC(n) (cbc_dec_n(rk, nr, out, in, &prev, n), in += 16 * (n), out += 16 * (n), nblocks -= (n))
-	BY_GROUPS(CBC_DEC);
+#define CBC_DEC(k, r, n) (cbc_dec_n(k, r, out, in, &prev, n), in += 16 * (n), out += 16 * (n), nblocks -= (n))
+	BY_GROUPS_PAIRED(CBC_DEC);
 #undef CBC_DEC
 	_mm_storeu_si128((__m128i *)iv, prev);
 }
@@ -444,7 +443,7 @@ TGT void fb_aes_ni_cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, siz
 	const __m128i *rk = (const __m128i *)ks->ek;
 	unsigned nr = ks->rounds;
 	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
-#define CFB_DEC(n) (cfb_dec_n(rk, nr, out, in, &prev, n), in += 16 * (n), out += 16 * (n), nblocks -= (n))
+#define CFB_DEC(k, r, n) (cfb_dec_n(k, r, out, in, &prev, n), in += 16 * (n), out += 16 * (n), nblocks -= (n))
 	BY_GROUPS(CFB_DEC);
 #undef CFB_DEC
 	_mm_storeu_si128((__m128i *)iv, prev);
