@@ -36,9 +36,15 @@
 
 /* The round keys 0..nr, each copied into all four 128-bit lanes. Every
  * function below is inlined with nr a constant (10, 12 or 14), so the
- * rounds unroll and the keys stay in registers for the whole call. */
+ * rounds unroll and the keys stay in registers for the whole call. rk is
+ * made opaque so that each key length's copy broadcasts from memory
+ * (VBROADCASTI32X4, a load): the compiler otherwise loads the first
+ * eleven keys once for all three and broadcasts them by VSHUFI32X4 on the
+ * shuffle port (Sapphire Rapids class, 64-byte updates: AES-128 CTR
+ * 1.06x, ECB 1.014x, AES-256 CTR 1.04x; 8 KB level). */
 INLINE TGT void load_keys(__m512i *k, const uint8_t (*rk)[16], int nr)
 {
+	__asm__("" : "+r"(rk));
 	_Pragma("GCC unroll 15") for (int i = 0; i <= nr; i++)
 		k[i] = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)rk[i]));
 }
