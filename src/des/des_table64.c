@@ -29,6 +29,8 @@ const fb_kernel fb_des_table64 = {
 	.encrypt = des_table64_encrypt,
 	.decrypt = des_table64_decrypt,
 	.cbc_enc = des_table64_cbc_enc,
+	.cfb_enc = des_table64_cfb_enc,
+	.ofb = des_table64_ofb,
 	.cfb8_enc = des_table64_cfb8_enc,
 };
 
@@ -49,6 +51,8 @@ const fb_kernel fb_des_table64_shift = {
 	.encrypt = des_table64_encrypt_shift,
 	.decrypt = des_table64_decrypt_shift,
 	.cbc_enc = des_table64_cbc_enc_shift,
+	.cfb_enc = des_table64_cfb_enc_shift,
+	.ofb = des_table64_ofb_shift,
 	.cfb8_enc = des_table64_cfb8_enc_shift,
 	.serial_avoid_on = FB_CPU_AMD_ZEN,
 };

@@ -222,39 +222,57 @@ T64_TGT static inline __attribute__((always_inline)) void crypt64(const des_tabl
 	leave64(out, l, r);
 }
 
-/* CBC encryption without IP, FP, expansion or compression on the chain:
- * IP(P ^ C) = IP(P) ^ IP(C), and IP(C) of the last block is its (R16, L16),
- * already in E-form. The chain per block is the rounds and one XOR.
+/* The serial chains without IP, FP, expansion or compression on them.
+ * IP and E are linear, so IP(P ^ C) = IP(P) ^ IP(C), and IP of a block's
+ * output is its (R16, L16), already in E-form:
+ *  - CBC: block i runs on IP(P_i) ^ IP(C_i-1), and its output is C_i;
+ *  - CFB: block i runs on IP(C_i-1), and IP(C_i) = its output ^ IP(P_i);
+ *  - OFB: block i runs on block i-1's output, and IP(out_i) = that ^ IP(P_i).
+ * The chain per block is the rounds and (CBC, CFB) one XOR.
  *
- * The loop is software-pipelined: block i+1 enters (IP, expansion) and
- * block i-1 leaves (compression, FP, store) inside block i's rounds. A
- * block's rounds are ~430 uops that wait on the chain, more than the
- * schedulers hold, so uops after them in program order are not seen until
- * the rounds drain. Entering and leaving between the blocks put their own
- * chains (~40 TSC ticks on Zen 5) between one block's rounds and the
- * next; inside the rounds they fill issue slots the chain leaves idle, and
- * a block costs its 16 rounds alone. */
-T64_TGT static inline __attribute__((always_inline)) void cbc_enc64(const void *ksp, uint8_t *out, const uint8_t *in,
-							     size_t n, uint8_t *iv, const int sh)
+ * The loop is software-pipelined: plaintext enters (IP, expansion) and
+ * block i-1 leaves (compression, FP, store) inside block i's rounds; CBC
+ * enters P_i+1 there, the others P_i. A block's rounds are ~430 uops that
+ * wait on the chain, more than the schedulers hold, so uops after them in
+ * program order are not seen until the rounds drain. Entering and leaving
+ * between the blocks put their own chains (~40 TSC ticks on Zen 5) between
+ * one block's rounds and the next; inside the rounds they fill issue slots
+ * the chain leaves idle, and a block costs its 16 rounds alone. */
+enum { CHAIN_CBC, CHAIN_CFB, CHAIN_OFB };
+
+T64_TGT static inline __attribute__((always_inline)) void chain_enc64(const void *ksp, uint8_t *out, const uint8_t *in,
+							       size_t n, uint8_t *iv, const int sh, const int mode)
 {
 	const des_table64_ks *ks = ksp;
-	uint64_t cl, cr;
+	const int ahead = mode == CHAIN_CBC; /* P_i enters before block i */
+	uint64_t cl, cr, ol = 0, or = 0;     /* the chain; the last output */
 	side64 side = { in, 0, 0, NULL, 0, 0 };
 	if (!n)
 		return;
 	enter64(iv, &cl, &cr);
-	enter64(in, &side.nl, &side.nr);
+	if (ahead)
+		enter64(in, &side.nl, &side.nr);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t l = side.nl ^ cl, r = side.nr ^ cr;
-		side.next_in = i + 1 < n ? in + 8 * (i + 1) : NULL;
+		uint64_t l = cl, r = cr;
+		if (ahead)
+			l ^= side.nl, r ^= side.nr;
+		side.next_in = i + ahead < n ? in + 8 * (i + ahead) : NULL;
 		side.prev_out = i ? out + 8 * (i - 1) : NULL;
-		side.pl = cr, side.pr = cl;
+		side.pl = or, side.pr = ol;
 		passes64(ks, &l, &r, 1, &side, sh);
-		cl = r; /* IP(C) = (R16, L16) */
-		cr = l;
+		ol = r, or = l; /* IP(output) = (R16, L16) */
+		if (!ahead)
+			ol ^= side.nl, or ^= side.nr;
+		if (mode == CHAIN_OFB)
+			cl = r, cr = l;
+		else
+			cl = ol, cr = or;
 	}
-	leave64(out + 8 * (n - 1), cr, cl);
-	memcpy(iv, out + 8 * (n - 1), 8);
+	leave64(out + 8 * (n - 1), or, ol);
+	if (mode == CHAIN_OFB)
+		leave64(iv, cr, cl);
+	else
+		memcpy(iv, out + 8 * (n - 1), 8);
 }
 
 /* CFB8 encryption with the shift register kept after IP. IP sends bit m
@@ -313,7 +331,15 @@ T64_TGT static inline __attribute__((always_inline)) void cfb8_enc64(const void 
 #define DES_TABLE64_ENTRIES(sfx, sh) \
 	T64_TGT static void des_table64_cbc_enc##sfx(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
 	{ \
-		cbc_enc64(ksp, out, in, n, iv, sh); \
+		chain_enc64(ksp, out, in, n, iv, sh, CHAIN_CBC); \
+	} \
+	T64_TGT static void des_table64_cfb_enc##sfx(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{ \
+		chain_enc64(ksp, out, in, n, iv, sh, CHAIN_CFB); \
+	} \
+	T64_TGT static void des_table64_ofb##sfx(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{ \
+		chain_enc64(ksp, out, in, n, iv, sh, CHAIN_OFB); \
 	} \
 	T64_TGT static void des_table64_cfb8_enc##sfx(const void *ksp, uint8_t *out, const uint8_t *in, size_t len, \
 					      uint8_t *iv) \

@@ -33,6 +33,8 @@ const fb_kernel fb_des_table64_bmi2 = {
 	.encrypt = des_table64_encrypt,
 	.decrypt = des_table64_decrypt,
 	.cbc_enc = des_table64_cbc_enc,
+	.cfb_enc = des_table64_cfb_enc,
+	.ofb = des_table64_ofb,
 	.cfb8_enc = des_table64_cfb8_enc,
 	.serial_avoid_on = FB_CPU_SLOW_PDEP,
 };
