@@ -34,7 +34,7 @@ const fb_kernel fb_des_table64 = {
 	.cfb8_enc = des_table64_cfb8_enc,
 };
 
-/* The same with f64_shift on the serial chains (CBC and CFB8 encryption):
+/* The same with f64_shift on the serial chains (CBC, CFB, OFB, CFB8):
  * Sapphire Rapids class, DES and 3DES CBC encryption 1.09-1.10x
  * des/table64's speed (bench/limits.md). On AMD the high byte registers
  * cost no more than a shift, and the serial list passes this over. */

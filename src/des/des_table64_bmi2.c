@@ -1,7 +1,7 @@
 /*
  * des/table64-bmi2: des/table64 (des_table64_blocks.h) with a block's
  * entry into the expanded form and its exit by PDEP and PEXT. In the
- * serial chains (CBC, CFB8 encryption) that entry and exit run beside the
+ * serial chains (CBC, CFB and OFB, CFB8 encryption) that entry and exit run beside the
  * rounds; by shifts and masks they were ~130 of the ~190 operations each
  * block adds there, and they slowed the rounds' chain (AMD Zen 4: DES-CBC
  * 163 -> 152 TSC ticks a block, 3DES 445 -> 439). Its rounds take bytes
