@@ -245,7 +245,7 @@ T64_TGT static inline __attribute__((always_inline)) void chain_enc64(const void
 {
 	const des_table64_ks *ks = ksp;
 	const int ahead = mode == CHAIN_CBC; /* P_i enters before block i */
-	uint64_t cl, cr, ol = 0, or = 0;     /* the chain; the last output */
+	uint64_t cl, cr, outl = 0, outr = 0; /* the chain; the last output */
 	side64 side = { in, 0, 0, NULL, 0, 0 };
 	if (!n)
 		return;
@@ -258,17 +258,17 @@ T64_TGT static inline __attribute__((always_inline)) void chain_enc64(const void
 			l ^= side.nl, r ^= side.nr;
 		side.next_in = i + ahead < n ? in + 8 * (i + ahead) : NULL;
 		side.prev_out = i ? out + 8 * (i - 1) : NULL;
-		side.pl = or, side.pr = ol;
+		side.pl = outr, side.pr = outl;
 		passes64(ks, &l, &r, 1, &side, sh);
-		ol = r, or = l; /* IP(output) = (R16, L16) */
+		outl = r, outr = l; /* IP(output) = (R16, L16) */
 		if (!ahead)
-			ol ^= side.nl, or ^= side.nr;
+			outl ^= side.nl, outr ^= side.nr;
 		if (mode == CHAIN_OFB)
 			cl = r, cr = l;
 		else
-			cl = ol, cr = or;
+			cl = outl, cr = outr;
 	}
-	leave64(out + 8 * (n - 1), or, ol);
+	leave64(out + 8 * (n - 1), outr, outl);
 	if (mode == CHAIN_OFB)
 		leave64(iv, cr, cl);
 	else
