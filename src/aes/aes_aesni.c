@@ -456,9 +456,7 @@ TGT void fb_aes_ni_cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, siz
 static inline __attribute__((always_inline)) TGT void keys_in(__m128i *k, const fb_aes_x86_ks *ks,
 							      const unsigned nr)
 {
-	const __m128i *rk = (const __m128i *)ks->ek;
-	_Pragma("GCC unroll 15") for (unsigned i = 0; i <= nr; i++)
-		k[i] = rk[i];
+	keys_copy(k, (const __m128i *)ks->ek, nr);
 }
 
 /* Rounds 1 .. nr-1 of one block. */
