@@ -246,24 +246,30 @@ static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n
 /* ---- CBC and CFB decryption ------------------------------------------------ */
 
 /* n (<= 4 * nz) blocks of CBC decryption (cfb 0: D(C_i) ^ C_i-1) or CFB
- * decryption (cfb 1: E(C_i-1) ^ C_i). The previous blocks of register j
- * (4j-1 .. 4j+2) are its blocks shifted up a lane, the register below's
- * top block shifted in (for register 0 the top lane of *last, the previous
- * ciphertext block, which receives this pass's last input register). Not
- * loads from in - 16: in place, such a load straddles two of the last
- * update's stores and cannot take its data from them, and CFB's rounds
- * start from it (6-8 blocks a CFB update: 27-30 TSC ticks against 22).
- * Every input is read before any output is written, so in place works. */
+ * decryption (cfb 1: E(C_i-1) ^ C_i). The previous blocks of register 0
+ * are its blocks shifted up a lane with the top lane of *last (the
+ * previous ciphertext block, which receives this pass's last input
+ * register) shifted in. In a partial pass (the tail of an update) every
+ * register's previous blocks are shifted in the same way, not loaded from
+ * in - 16: in place, such a load straddles two of the last update's
+ * stores and cannot take its data from them, and CFB's rounds start from
+ * it (6-8 blocks a CFB update: 27-30 TSC ticks against 22). A full pass
+ * loads them: the bytes below it were stored a pass or more ago, and
+ * seven more 512-bit VALIGNQs a pass cost AMD Zen 4 about 4% at 8 KB
+ * (its zmm shuffles and VAESDEC share a pipe). Every input is
+ * read before any output is written, so in place works. */
 INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
 			 int nz, __m512i *last, int full, int cfb)
 {
 	__m512i x[8], p[8];
 	if (full) {
 		EACH(nz, x[j] = _mm512_loadu_si512(in + 64 * j));
+		EACH(nz, if (j) p[j] = _mm512_loadu_si512(in + 64 * j - 16));
+		p[0] = _mm512_alignr_epi64(x[0], *last, 6);
 	} else {
 		EACH(nz, x[j] = load_z(in, n, j));
+		EACH(nz, p[j] = _mm512_alignr_epi64(x[j], j ? x[j - 1] : *last, 6));
 	}
-	EACH(nz, p[j] = _mm512_alignr_epi64(x[j], j ? x[j - 1] : *last, 6));
 	*last = x[nz - 1];
 	/* The rounds, with the other block XORed into the last round key. */
 	if (cfb) {
