@@ -277,9 +277,19 @@ static TGT void cbc_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 		chain_dec(ksp, out, in, n, iv, 0);
 }
 
+/* CFB decryption under 8 blocks goes to AES-NI, as in aes/vaes-avx512:
+ * a pass's rounds start from ciphertext shifted in by lane shuffles, and
+ * an odd last block is a second call on the chain (AMD Zen 4, in-place
+ * updates, forced kernels alternated, TSC ticks, AES-128 / AES-256: 2
+ * blocks 38.2 / 51.6 here against 28.0 / 43.9, 4 blocks 39.4 / 53.6
+ * against 32.1 / 49.4, 5 and 7 blocks 0.87-0.94x the time on AES-NI;
+ * 6 blocks, three whole registers, 1.0-1.10x; 8 blocks level; from 10
+ * this pass leads). */
+#define CFB_DEC_Y_MIN 8
+
 static TGT void cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
 {
-	if (n < 2)
+	if (n < CFB_DEC_Y_MIN)
 		fb_aes_ni_cfb_dec(ksp, out, in, n, iv);
 	else
 		chain_dec(ksp, out, in, n, iv, 1);
