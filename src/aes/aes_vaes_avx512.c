@@ -255,8 +255,8 @@ static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n
  * stores and cannot take its data from them, and CFB's rounds start from
  * it (6-8 blocks a CFB update: 27-30 TSC ticks against 22). A full pass
  * loads them: the bytes below it were stored a pass or more ago, and
- * seven more 512-bit VALIGNQs a pass cost AMD Zen 4 about 4% at 8 KB
- * (its zmm shuffles and VAESDEC share a pipe). Every input is
+ * seven more 512-bit VALIGNQs a pass cost AMD Zen 4 2-4% at 8 KB (its
+ * zmm shuffles and VAESDEC share a pipe). Every input is
  * read before any output is written, so in place works. */
 INLINE TGT void cbc_pass(const __m512i *k, int nr, uint8_t *out, const uint8_t *in, size_t n,
 			 int nz, __m512i *last, int full, int cfb)

@@ -696,7 +696,7 @@ static void cfb8_decrypt_parallel(fb_state *s, uint8_t *out, const uint8_t *in, 
 		/* fixed-size copies: with a runtime length each would be a libc
 		 * call, ~5 TSC ticks a byte for AES-128 on AES-NI (the rounds: ~4).
 		 * Unrolled: as a five-instruction loop its speed hung on where the
-		 * linker put it (DES on AMD Zen 4: 8 KB 0.89x when the loop
+		 * linker put it (DES on AMD Zen 4: 8 KB 0.90x when the loop
 		 * crossed a 64-byte line of code). */
 		if (bs == 16)
 			_Pragma("GCC unroll 4") for (size_t k = 0; k < m; k++)
