@@ -472,7 +472,9 @@ static inline void fb_wipe(void *p, size_t n)
 
 /* Keeps the compiler from re-associating a sum in a chosen order (an XOR
  * tree of table lookups that finish together, or terms that arrive at
- * different times): v must be in a register here, as computed so far. */
+ * different times): v must be in a register here, as computed so far.
+ * On a pointer, loads through it stay after this point (round keys loaded
+ * in their round, not hoisted together into registers). */
 #if defined(__GNUC__)
 #define FB_KEEP(v) __asm__("" : "+r"(v))
 #else

@@ -698,7 +698,7 @@ static inline __attribute__((always_inline)) TGT __m128i xts_tweak_load(const ui
  * came back each group (8 KB XTS under the AVX2 mask on Zen 4: 0.91x the
  * speed for AES-128 and AES-192, 0.98x for AES-256). */
 #define XTS_ROUND8(i) do { \
-		__asm__ volatile("" : "+r"(rk)); \
+		FB_KEEP(rk); \
 		__m128i k_ = rk[i]; \
 		if (dec) { \
 			EACH8(x[j] = _mm_aesdec_si128(x[j], k_)); \

@@ -44,7 +44,7 @@
  * 1.06x, ECB 1.014x, AES-256 CTR 1.04x; 8 KB level). */
 INLINE TGT void load_keys(__m512i *k, const uint8_t (*rk)[16], int nr)
 {
-	__asm__("" : "+r"(rk));
+	FB_KEEP(rk);
 	_Pragma("GCC unroll 15") for (int i = 0; i <= nr; i++)
 		k[i] = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)rk[i]));
 }
