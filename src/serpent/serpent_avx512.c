@@ -72,7 +72,7 @@ FB_SERPENT_DEC_GROUPS(dec_4x16, 4, T512)
  * and ILT<sfx> (on a0..a3).
  */
 #define ONE_GROUP(enc, dec, T, TGT, SFX, ATTR) \
-ATTR TGT void enc(const serpent_ks *ks, T *s) \
+ATTR TGT void enc(const serpent_ks_exact *ks, T *s) \
 { \
 	const uint32_t(*kl)[4] = ks->kl; \
 	T a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3]; \
@@ -165,7 +165,7 @@ INL void store_x(uint8_t *out, const __m128i *s)
 		fb_store32_le(out + 4 * j, (uint32_t)_mm_cvtsi128_si32(s[j]));
 }
 
-static __attribute__((noinline)) T128 void enc_1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
+static __attribute__((noinline)) T128 void enc_1(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in)
 {
 	__m128i s[4];
 	load_x(s, in);
@@ -275,7 +275,7 @@ static inline size_t in_group(size_t m, size_t i)
 
 /* The rounds on g groups: one group, latency-bound, on the depth-two
  * circuits and folded keys; more on the three-input circuits. */
-static T512 void enc_groups(const serpent_ks *ks, V *s, size_t g)
+static T512 void enc_groups(const serpent_ks_exact *ks, V *s, size_t g)
 {
 	switch (g) {
 	case 1: enc_16(ks, s); break;
@@ -285,7 +285,7 @@ static T512 void enc_groups(const serpent_ks *ks, V *s, size_t g)
 	}
 }
 
-static T512 void dec_groups(const serpent_ks *ks, V *s, size_t g)
+static T512 void dec_groups(const serpent_ks_exact *ks, V *s, size_t g)
 {
 	switch (g) {
 	case 1: dec_16(ks->k, s); break;
@@ -296,7 +296,7 @@ static T512 void dec_groups(const serpent_ks *ks, V *s, size_t g)
 }
 
 /* 2-8 blocks on the ymm path. */
-static T512 void ecb8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+static T512 void ecb8(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
 	Y s[4];
 	load8(s, in, n, NULL);
@@ -307,7 +307,7 @@ static T512 void ecb8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, siz
 	store8(out, s, n, NULL);
 }
 
-static T512 void ecb(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+static T512 void ecb(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
 {
 	V s[4 * (STEP_MAX / 16)];
 	while (n > 1) {
@@ -380,7 +380,7 @@ INL void xor_store16(uint8_t *out, const uint8_t *in, V *x, size_t n)
 static T512 void serpent_avx512_ctr32(const void *ksv, uint8_t *out, const uint8_t *in, size_t n,
 				      uint8_t *ctr)
 {
-	const serpent_ks *ks = ksv;
+	const serpent_ks_exact *ks = ksv;
 	uint32_t c = fb_load32_be(ctr + 12);
 	V s[4 * (STEP_MAX / 16)];
 	while (n > 0) {
@@ -428,7 +428,7 @@ INL void cbc_xor_store16(uint8_t *out, const uint8_t *in, V *x, size_t n, __m128
  * path, more on ymm. The ciphertext shifted by a block (CBC's XOR, CFB's
  * cipher input) comes from registers loaded before any store, so out ==
  * in works. */
-static T512 void chain_dec8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, __m128i *prev,
+static T512 void chain_dec8(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, size_t n, __m128i *prev,
 			    int cfb)
 {
 	__m128i next = _mm_loadu_si128((const __m128i *)(in + 16 * (n - 1)));
@@ -464,7 +464,7 @@ static T512 void chain_dec8(const serpent_ks *ks, uint8_t *out, const uint8_t *i
 
 /* One step of m > 8 blocks (g groups) of CBC decryption after the block
  * prev. */
-INL void cbc_dec_step(const serpent_ks *ks, V *s, uint8_t *out, const uint8_t *in, size_t m, size_t g,
+INL void cbc_dec_step(const serpent_ks_exact *ks, V *s, uint8_t *out, const uint8_t *in, size_t m, size_t g,
 		      __m128i prev)
 {
 	for (size_t i = 0; i < g; i++)
@@ -498,7 +498,7 @@ INL void load16_shifted(V *x, const uint8_t *in, size_t n, V *last)
 	transpose(x);
 }
 
-INL void cfb_dec_step(const serpent_ks *ks, V *s, uint8_t *out, const uint8_t *in, size_t m, size_t g,
+INL void cfb_dec_step(const serpent_ks_exact *ks, V *s, uint8_t *out, const uint8_t *in, size_t m, size_t g,
 		      __m128i prev)
 {
 	V last = _mm512_broadcast_i32x4(prev);
@@ -510,7 +510,7 @@ INL void cfb_dec_step(const serpent_ks *ks, V *s, uint8_t *out, const uint8_t *i
 }
 
 /* CBC (cfb 0) or CFB (cfb 1) decryption in steps of up to STEP_MAX blocks. */
-static T512 void chain_dec(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
+static T512 void chain_dec(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv,
 			   int cfb)
 {
 	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
@@ -569,7 +569,7 @@ INL void xts_store16(uint8_t *out, V *x, size_t n, const V *tw)
 }
 
 /* One block on the xmm path (a group would run 16 lanes for it). */
-static T512 void xts_block(const serpent_ks *ks, uint8_t *out, const uint8_t *in, uint8_t *tweak, int dec)
+static T512 void xts_block(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, uint8_t *tweak, int dec)
 {
 	uint8_t x[16];
 	uint64_t lo = fb_load64_le(tweak), hi = fb_load64_le(tweak + 8);
@@ -586,7 +586,7 @@ static T512 void xts_block(const serpent_ks *ks, uint8_t *out, const uint8_t *in
 }
 
 /* n <= 8 blocks on the ymm path, with the tweaks of zmm registers tw[0..1]. */
-static T512 void xts8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, const V *tw, int dec)
+static T512 void xts8(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, size_t n, const V *tw, int dec)
 {
 	Y s[4], t[4];
 	for (unsigned i = 0; i < 4; i++)
@@ -600,7 +600,7 @@ static T512 void xts8(const serpent_ks *ks, uint8_t *out, const uint8_t *in, siz
 	fb_wipe(t, sizeof t);
 }
 
-static T512 void xts_steps(const serpent_ks *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak,
+static T512 void xts_steps(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *tweak,
 		     int dec)
 {
 	if (n == 1) {
@@ -646,7 +646,7 @@ static T512 void serpent_avx512_xts_dec(const void *ks, uint8_t *out, const uint
 }
 
 /* Serial chains on the one-block xmm path, with no mode-layer call per block. */
-FB_B128_CBC_ENC(serpent_avx512_cbc_enc, T128, (const serpent_ks *)ksp, enc_1)
+FB_B128_CBC_ENC(serpent_avx512_cbc_enc, T128, (const serpent_ks_exact *)ksp, enc_1)
 
 const fb_kernel fb_serpent_avx512 = {
 	.name = "serpent/avx512",
@@ -655,7 +655,7 @@ const fb_kernel fb_serpent_avx512 = {
 	.cpu_needs = FB_CPU_AVX512F | FB_CPU_AVX512VL,
 	.constant_time = 1,
 	.batch = STEP_MAX,
-	.ks_size = FB_SERPENT_KS_EXACT_SIZE,
+	.ks_size = sizeof(serpent_ks_exact),
 	.note = "bitsliced, 4 x 16 blocks in zmm, S-boxes as 7-8 vpternlogd",
 	.fills_schedule = 1,
 	.setkey = fb_serpent_setkey_exact,

@@ -18,8 +18,9 @@ enum { FORM_EXACT = 1, FORM_ENC = 2, FORM_DEC = 4 };
 /* Where the round keys go: the exact ones and, per kernel, the forms with
  * the two-input circuits' complements folded in (see serpent.h). */
 typedef struct {
-	serpent_ks *ks;
-	unsigned forms;     /* FORM_* */
+	serpent_ks_exact *kx; /* FORM_EXACT's */
+	serpent_ks *ks;       /* FORM_ENC's and FORM_DEC's */
+	unsigned forms;       /* FORM_* */
 	uint32_t lf[8][4];  /* LT of the output flips of S_s (L2) */
 	uint32_t ld[8][4];  /* the same for the shallow circuits (L2D) */
 } key_sink;
@@ -30,7 +31,7 @@ static ALWAYS_INLINE void emit_ends(key_sink *t, const uint32_t *y)
 {
 	serpent_ks *ks = t->ks;
 	if (t->forms & FORM_EXACT)
-		memcpy(ks->k[32], y, 16);
+		memcpy(t->kx->k[32], y, 16);
 	if (t->forms & FORM_ENC)
 		for (int j = 0; j < 4; j++) {
 			ks->ke[32][j] = y[j] ^ sbox_flip[7][j];
@@ -110,9 +111,9 @@ static ALWAYS_INLINE void emit4(key_sink *t, int q0, const blk4 y[4])
 	blk4 o[4], f[4];
 	if (t->forms & FORM_EXACT) {
 		memcpy(o, y, sizeof o);
-		put4(ks->k, q0, o);
+		put4(t->kx->k, q0, o);
 		fold4(o, y);
-		put4(ks->kl, q0, o);
+		put4(t->kx->kl, q0, o);
 	}
 	if (t->forms & FORM_ENC) {
 		int p = (q0 - 1) & 7; /* the S-box before these keys */
@@ -186,7 +187,12 @@ static ALWAYS_INLINE int round_keys(key_sink *t, const uint8_t *key, size_t keyl
  * that the forms are constants there). */
 static ALWAYS_INLINE int setkey_forms(void *ksv, const uint8_t *key, size_t keylen, unsigned forms)
 {
-	key_sink t = { .ks = ksv, .forms = forms };
+	/* forms is FORM_EXACT alone or a set of the other two */
+	key_sink t = { .forms = forms };
+	if (forms & FORM_EXACT)
+		t.kx = ksv;
+	else
+		t.ks = ksv;
 
 	/* LT of the output flips: what a complemented S-box output becomes
 	 * by the next key XOR (constants the compiler folds). */

@@ -31,7 +31,7 @@
 	FB_SERPENT_LT_KEYED(ROL, SHL, XOR, XOR3, KW, a0, a1, a2, a3); \
 } while (0)
 
-static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
+static void encrypt1(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in)
 {
 	const uint32_t(*kl)[4] = ks->kl;
 	uint32_t fix[8][4], a0, a1, a2, a3;
@@ -62,7 +62,7 @@ static void encrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
 } while (0)
 #define ILT(x0, x1, x2, x3) FB_SERPENT_ILT(ROL, SHL, XOR3, x0, x1, x2, x3)
 
-static void decrypt1(const serpent_ks *ks, uint8_t *out, const uint8_t *in)
+static void decrypt1(const serpent_ks_exact *ks, uint8_t *out, const uint8_t *in)
 {
 	const uint32_t(*k)[4] = ks->k;
 	uint32_t a0 = fb_b128_load32(in), a1 = fb_b128_load32(in + 4);
@@ -93,7 +93,7 @@ const fb_kernel fb_serpent_bitslice_exact = {
 	.cpu_needs = FB_CPU_SLOW_VEC_CHAIN,
 	.constant_time = 1,
 	.batch = 1,
-	.ks_size = FB_SERPENT_KS_EXACT_SIZE,
+	.ks_size = sizeof(serpent_ks_exact),
 	.note = "portable one-block rounds on serpent/avx512's exact round keys (Zen 5's lone blocks)",
 	.fills_schedule = 1,
 	.setkey = fb_serpent_setkey_exact,
