@@ -89,7 +89,7 @@ class Circuit:
             got = val[node] ^ (M64 if neg else 0)
             if got != output_tt(self.sbox, k):
                 raise SystemExit(f"S-box {self.sbox + 1} {self.mode}: output {k} is wrong")
-            if neg and self.mode != "lut":
+            if neg and self.mode == "gate":
                 raise SystemExit(f"S-box {self.sbox + 1} gate: complemented output")
 
     def merges(self):
@@ -193,6 +193,67 @@ def write_circuits(circs, path=CIRCUITS):
                     f.write("\n" + circs[(s, mode)].text() + "\n")
 
 
+# ---- NOT gates absorbed (des/bs-avx2's single-key rounds) ---------------------------
+#
+# A node may be kept complemented: each two-input gate then takes its inputs
+# as they are kept and picks the operation that gives its function or the
+# complement (AND of two complemented inputs is a complemented OR, and so
+# on), so a NOT costs nothing. What is left are outputs that come out
+# complemented. XORed into L as they are, they leave some planes of the new
+# R complemented; the next round's key XOR takes that back (x ^ ~k = ~x ^ k)
+# if its key words are flipped where E reads those planes. With the same
+# circuits every round, R_r is complemented (on the planes of complemented
+# outputs) for r = 1, 2 mod 4 and exact for r = 0, 3 mod 4, so after 16
+# rounds nothing is complemented: the flips are a fixed pattern of round
+# keys 1, 2, 5, 6, 9, 10, 13, 14, symmetric under r -> 15 - r, so one
+# schedule serves both directions.
+
+# (op, pol_a, pol_b) -> (op emitted, swap operands, output polarity)
+POLARITY = {
+    ("and", 0, 0): ("and", 0, 0), ("and", 1, 0): ("andn", 0, 0),
+    ("and", 0, 1): ("andn", 1, 0), ("and", 1, 1): ("or", 0, 1),
+    ("or", 0, 0): ("or", 0, 0), ("or", 1, 1): ("and", 0, 1),
+    ("or", 1, 0): ("andn", 1, 1), ("or", 0, 1): ("andn", 0, 1),
+    ("andn", 0, 0): ("andn", 0, 0), ("andn", 1, 0): ("and", 0, 0),
+    ("andn", 0, 1): ("or", 0, 1), ("andn", 1, 1): ("andn", 1, 0),
+}
+FLIP_ROUNDS = [r for r in range(16) if r % 4 in (1, 2)]
+
+
+def absorb_nots(c):
+    """The two-input circuit c without its NOT gates (mode gatep); outputs
+    may come out complemented (neg)."""
+    q = Circuit(c.sbox, "gatep")
+    val = {f"n{i}": (f"n{i}", 0) for i in range(6)}
+    for name, op, args, _ in c.nodes:
+        if op == "not":
+            node, pol = val[args[0]]
+            val[name] = (node, pol ^ 1)
+            continue
+        (a, pa), (b, pb) = val[args[0]], val[args[1]]
+        if op == "xor":
+            q.nodes.append((name, "xor", [a, b], 0))
+            val[name] = (name, pa ^ pb)
+            continue
+        emit, swap, pol = POLARITY[(op, pa, pb)]
+        q.nodes.append((name, emit, [b, a] if swap else [a, b], 0))
+        val[name] = (name, pol)
+    q.outs = [val[node] for node, _ in c.outs]
+    q.check()
+    return q
+
+
+def gatep_flips(circs):
+    """flip[j]: round-key word j is flipped in rounds FLIP_ROUNDS (the R plane
+    that E brings to S-box input j is kept complemented there)."""
+    comp = [0] * 32
+    pinv = p_inverse()
+    for s in range(8):
+        for k, (_, neg) in enumerate(circs[(s, "gatep")].outs):
+            comp[pinv[4 * s + k]] = int(neg)
+    return [comp[p] for p in e_planes()]
+
+
 # ---- plane maps ------------------------------------------------------------------
 #
 # State planes: st[0..31] = L bits 1..32, st[32..63] = R bits 1..32.
@@ -274,6 +335,7 @@ def bs_des_model(circs, mode, key, blocks, decrypt=False):
     if decrypt:
         rounds.reverse()
     e, pinv = e_planes(), p_inverse()
+    flip = gatep_flips(circs) if mode == "gatep" else [0] * 48
     a, b = 0, 32
     for i, r in enumerate(rounds):
         dst, src = (a, b) if i % 2 == 0 else (b, a)
@@ -281,10 +343,12 @@ def bs_des_model(circs, mode, key, blocks, decrypt=False):
             ins = []
             for t in range(6):
                 kbit = (key >> (63 - kb[r][6 * s + t])) & 1
+                kbit ^= flip[6 * s + t] if r in FLIP_ROUNDS else 0
                 ins.append(st[src + e[6 * s + t]] ^ (allones if kbit else 0))
             c = circs[(s, mode)]
             val = c.evaluate(ins)
             for k, (node, neg) in enumerate(c.outs):
+                neg = neg and mode != "gatep"  # gatep: left complemented
                 st[dst + pinv[4 * s + k]] ^= val[node] ^ (allones if neg else 0)
                 st[dst + pinv[4 * s + k]] &= allones
     out = [0] * n
@@ -298,7 +362,7 @@ def self_check(circs):
     for c in circs.values():
         c.check()
     rnd = random.Random(4)
-    for mode in MODES:
+    for mode in MODES + ("gatep",):
         for _ in range(4):
             key = rnd.getrandbits(64)
             blocks = [rnd.getrandbits(64) for _ in range(16)]
@@ -434,7 +498,7 @@ def c_sbox_macro(c):
 
     def xor_out(k, node, neg):
         o = f"(o{k + 1})"
-        if neg:
+        if neg and c.mode == "lut":  # gatep leaves its complemented outputs so
             return f"{o} = BS_LUT({o}, {alias.get(node, node)}, {alias.get(node, node)}, 0xc3);"
         return f"{o} = BS_XOR({o}, {alias.get(node, node)});"
 
@@ -492,6 +556,7 @@ def c_table(name, ctype, vals, per=16):
 def render(circs):
     total = {m: sum(circs[(s, m)].cost() for s in range(8)) for m in MODES}
     gates = {m: sum(circs[(s, m)].gates() for s in range(8)) for m in MODES}
+    gatep = sum(circs[(s, "gatep")].gates() for s in range(8))
     parts = [
         "/* Generated by gen/des_sbox_circuits.py from gen/des_sbox_circuits.txt and",
         " * gen/des_tables.py (FIPS 46-3); do not edit.",
@@ -512,10 +577,18 @@ def render(circs):
     ]
     parts.append("/* Plane i of an array of planes P (the rounds' default accessor). */\n"
                  "#define DES_BS_AT_INDEX(P, i) ((P)[i])\n")
-    for mode in MODES:
+    for mode in MODES + ("gatep",):
         for s in range(8):
             parts.append(c_sbox_macro(circs[(s, mode)]))
         parts.append(c_round_macro(mode))
+    parts += [
+        f"/* DES_BS_GATEP_Sj: DES_BS_GATE_Sj with its NOT gates absorbed ({gatep} gates);",
+        " * outputs it leaves complemented are undone by round keys 1, 2, 5, 6, 9, 10,",
+        " * 13 and 14 (either direction) flipped where des_bs_gatep_flip[j] is 1",
+        " * (see gen/des_sbox_circuits.py, absorb_nots). */",
+        c_table("des_bs_gatep_flip", "uint8_t", gatep_flips(circs), 24),
+        "",
+    ]
     parts += [
         "/* State planes: st[0..31] = L bits 1..32, st[32..63] = R bits 1..32 (FIPS",
         " * numbering). Data planes: d = FIPS bit d+1 of the block (byte d/8, bit 7-d%8). */",
@@ -581,6 +654,8 @@ def main():
     if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
         sys.exit("usage: des_sbox_circuits.py [OUTPATH] | --search lut|gate SECONDS [SBOX ...]")
     circs = read_circuits()
+    for sb in range(8):
+        circs[(sb, "gatep")] = absorb_nots(circs[(sb, "gate")])
     self_check(circs)
     text = render(circs)
     if len(sys.argv) > 1:

@@ -32,9 +32,13 @@ typedef __m256i V;
 #define BS_NOT(a) _mm256_xor_si256((a), _mm256_set1_epi32(-1))
 #define KX(p, j) _mm256_xor_si256((p), _mm256_set1_epi32((int)k[j]))
 
+/* The single-key rounds take the circuits without NOT gates (9 gates
+ * fewer a round); schedule256 flips the round keys that undo the outputs
+ * they leave complemented. The lane engine's key planes are shared by all
+ * rounds and cannot take such flips: its rounds keep the NOT gates. */
 TGT static __attribute__((noinline)) void round256(V *restrict a, const V *restrict b, const uint32_t *k)
 {
-	DES_BS_GATE_ROUND(a, b, KX);
+	DES_BS_GATEP_ROUND(a, b, KX);
 }
 
 /* One DES pass (16 rounds) over st with the 16x48 key words rk, forwards
@@ -690,6 +694,10 @@ TGT static void schedule256(uint32_t *rk, const uint8_t key[8])
 		x = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(x, one));
 		_mm256_storeu_si256((void *)(rk + i), x);
 	}
+	/* public positions: DES_BS_GATEP_ROUND's complemented outputs */
+	for (int r = 1; r < 16; r += (r & 1) ? 1 : 3) /* 1, 2, 5, 6, ... 13, 14 */
+		for (int j = 0; j < 48; j++)
+			rk[48 * r + j] ^= 0u - des_bs_gatep_flip[j];
 }
 
 TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)

@@ -795,6 +795,497 @@
 } while (0)
 #define DES_BS_GATE_ROUND(A, B, KX) DES_BS_GATE_ROUND_AT(DES_BS_AT_INDEX, A, B, KX)
 
+/* S1: 55 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S1(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n7 = BS_XOR(x1, x4); \
+	BS_T n8 = BS_ANDN(x6, n7); \
+	BS_T n9 = BS_XOR(n8, x3); \
+	BS_T n10 = BS_ANDN(x3, n8); \
+	BS_T n11 = BS_ANDN(n10, x1); \
+	BS_T n12 = BS_ANDN(x6, n11); \
+	BS_T n13 = BS_OR(n12, n9); \
+	BS_T n14 = BS_ANDN(n10, n13); \
+	BS_T n15 = BS_AND(x1, x4); \
+	BS_T n16 = BS_XOR(n13, n7); \
+	BS_T n17 = BS_ANDN(n16, x5); \
+	BS_T n18 = BS_XOR(n9, n16); \
+	BS_T n19 = BS_XOR(n18, x6); \
+	BS_T n20 = BS_OR(x3, n18); \
+	BS_T n21 = BS_OR(n20, n19); \
+	BS_T n22 = BS_XOR(n21, n17); \
+	BS_T n23 = BS_ANDN(x2, n22); \
+	BS_T n24 = BS_XOR(n12, x1); \
+	BS_T n25 = BS_AND(x3, n24); \
+	BS_T n26 = BS_OR(n18, n25); \
+	BS_T n27 = BS_ANDN(x5, n26); \
+	BS_T n28 = BS_XOR(n9, n27); \
+	BS_T n29 = BS_XOR(n28, n23); \
+	(o3) = BS_XOR((o3), n29); \
+	BS_T n30 = BS_XOR(n29, n15); \
+	BS_T n31 = BS_ANDN(n30, x5); \
+	BS_T n32 = BS_XOR(n31, n14); \
+	BS_T n33 = BS_XOR(n24, n32); \
+	BS_T n34 = BS_OR(x5, n33); \
+	BS_T n35 = BS_ANDN(n26, n31); \
+	BS_T n36 = BS_ANDN(n35, n22); \
+	BS_T n37 = BS_XOR(n36, n34); \
+	BS_T n38 = BS_OR(n11, n37); \
+	BS_T n39 = BS_ANDN(n14, n38); \
+	BS_T n40 = BS_ANDN(n39, n16); \
+	BS_T n41 = BS_ANDN(n40, x2); \
+	BS_T n42 = BS_XOR(x4, n38); \
+	BS_T n43 = BS_XOR(n42, n25); \
+	BS_T n44 = BS_ANDN(n43, x5); \
+	BS_T n45 = BS_XOR(n7, n19); \
+	BS_T n46 = BS_XOR(n33, n45); \
+	BS_T n47 = BS_XOR(n46, n44); \
+	BS_T n48 = BS_XOR(n47, n41); \
+	(o1) = BS_XOR((o1), n48); \
+	BS_T n49 = BS_OR(x2, n32); \
+	BS_T n50 = BS_OR(x6, n33); \
+	BS_T n51 = BS_ANDN(n20, n50); \
+	BS_T n52 = BS_XOR(n29, n51); \
+	BS_T n53 = BS_ANDN(x5, n52); \
+	BS_T n54 = BS_XOR(n19, n53); \
+	BS_T n55 = BS_XOR(n54, n49); \
+	(o2) = BS_XOR((o2), n55); \
+	BS_T n56 = BS_ANDN(n11, x3); \
+	BS_T n57 = BS_XOR(n50, n56); \
+	BS_T n58 = BS_AND(n57, x5); \
+	BS_T n59 = BS_XOR(n42, n58); \
+	BS_T n60 = BS_OR(x2, n59); \
+	BS_T n61 = BS_XOR(n37, n60); \
+	(o4) = BS_XOR((o4), n61); \
+} while (0)
+
+/* S2: 51 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S2(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n7 = BS_ANDN(x6, x1); \
+	BS_T n8 = BS_ANDN(n7, x5); \
+	BS_T n9 = BS_OR(x2, n8); \
+	BS_T n10 = BS_ANDN(x4, n9); \
+	BS_T n11 = BS_XOR(x1, x5); \
+	BS_T n12 = BS_OR(n11, n7); \
+	BS_T n13 = BS_AND(n12, x2); \
+	BS_T n14 = BS_AND(n13, x3); \
+	BS_T n15 = BS_XOR(x2, x6); \
+	BS_T n16 = BS_XOR(n15, n8); \
+	BS_T n17 = BS_OR(x1, n16); \
+	BS_T n18 = BS_XOR(x2, n17); \
+	BS_T n19 = BS_AND(n18, x3); \
+	BS_T n20 = BS_OR(x1, n9); \
+	BS_T n21 = BS_ANDN(n16, n20); \
+	BS_T n22 = BS_XOR(x5, n21); \
+	BS_T n23 = BS_OR(n22, n12); \
+	BS_T n24 = BS_AND(n23, n9); \
+	BS_T n25 = BS_XOR(x5, n24); \
+	BS_T n26 = BS_XOR(n25, n19); \
+	BS_T n27 = BS_XOR(n7, n26); \
+	BS_T n28 = BS_ANDN(n27, x2); \
+	BS_T n29 = BS_XOR(n16, n7); \
+	BS_T n30 = BS_XOR(n29, n28); \
+	BS_T n31 = BS_ANDN(n30, x3); \
+	BS_T n32 = BS_XOR(n30, n31); \
+	BS_T n33 = BS_OR(x2, n32); \
+	BS_T n34 = BS_XOR(n27, n23); \
+	BS_T n35 = BS_XOR(n34, n33); \
+	BS_T n36 = BS_XOR(n35, n14); \
+	BS_T n37 = BS_XOR(n36, n10); \
+	(o1) = BS_XOR((o1), n37); \
+	BS_T n38 = BS_ANDN(n32, n34); \
+	BS_T n39 = BS_ANDN(n22, x2); \
+	BS_T n40 = BS_XOR(x4, n39); \
+	BS_T n41 = BS_XOR(n40, n38); \
+	BS_T n42 = BS_AND(x4, n41); \
+	BS_T n43 = BS_ANDN(x3, n15); \
+	BS_T n44 = BS_OR(n14, n11); \
+	BS_T n45 = BS_XOR(n44, n43); \
+	BS_T n46 = BS_XOR(n45, n42); \
+	(o2) = BS_XOR((o2), n46); \
+	BS_T n47 = BS_ANDN(x4, n26); \
+	BS_T n48 = BS_XOR(n12, n29); \
+	BS_T n49 = BS_XOR(n40, n48); \
+	BS_T n50 = BS_ANDN(x3, n49); \
+	BS_T n51 = BS_XOR(n29, n50); \
+	BS_T n52 = BS_XOR(n51, n47); \
+	(o3) = BS_XOR((o3), n52); \
+	BS_T n53 = BS_XOR(n18, n40); \
+	BS_T n54 = BS_ANDN(n53, n23); \
+	BS_T n55 = BS_OR(x4, n54); \
+	BS_T n56 = BS_XOR(n31, n21); \
+	BS_T n57 = BS_XOR(n56, n55); \
+	(o4) = BS_XOR((o4), n57); \
+} while (0)
+
+/* S3: 50 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S3(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n7 = BS_ANDN(x1, x2); \
+	BS_T n8 = BS_XOR(x3, n7); \
+	BS_T n9 = BS_XOR(x6, x1); \
+	BS_T n10 = BS_XOR(x2, n9); \
+	BS_T n11 = BS_XOR(x3, n10); \
+	BS_T n12 = BS_ANDN(x2, n11); \
+	BS_T n13 = BS_ANDN(n12, x6); \
+	BS_T n14 = BS_XOR(n13, n8); \
+	BS_T n15 = BS_OR(x6, x2); \
+	BS_T n16 = BS_OR(n12, n15); \
+	BS_T n17 = BS_ANDN(x5, n16); \
+	BS_T n18 = BS_ANDN(x1, x5); \
+	BS_T n19 = BS_ANDN(x1, n8); \
+	BS_T n20 = BS_AND(n19, n11); \
+	BS_T n21 = BS_OR(n20, n9); \
+	BS_T n22 = BS_XOR(x3, n21); \
+	BS_T n23 = BS_ANDN(n22, n18); \
+	BS_T n24 = BS_XOR(n23, n16); \
+	BS_T n25 = BS_XOR(n24, n13); \
+	BS_T n26 = BS_OR(x1, n25); \
+	BS_T n27 = BS_ANDN(x4, n26); \
+	BS_T n28 = BS_XOR(n27, n17); \
+	BS_T n29 = BS_XOR(n28, n14); \
+	(o1) = BS_XOR((o1), n29); \
+	BS_T n30 = BS_XOR(n12, n14); \
+	BS_T n31 = BS_AND(n30, x1); \
+	BS_T n32 = BS_ANDN(n31, x6); \
+	BS_T n33 = BS_ANDN(n32, x5); \
+	BS_T n34 = BS_XOR(n19, x2); \
+	BS_T n35 = BS_ANDN(n19, n34); \
+	BS_T n36 = BS_XOR(n15, n35); \
+	BS_T n37 = BS_XOR(n36, n33); \
+	BS_T n38 = BS_AND(x4, n37); \
+	BS_T n39 = BS_OR(n20, x3); \
+	BS_T n40 = BS_ANDN(x5, n39); \
+	BS_T n41 = BS_XOR(n10, n40); \
+	BS_T n42 = BS_XOR(n41, n38); \
+	(o2) = BS_XOR((o2), n42); \
+	BS_T n43 = BS_ANDN(n20, x5); \
+	BS_T n44 = BS_XOR(n30, n43); \
+	BS_T n45 = BS_AND(n44, n17); \
+	BS_T n46 = BS_ANDN(n23, n34); \
+	BS_T n47 = BS_XOR(n46, n45); \
+	BS_T n48 = BS_ANDN(n47, x4); \
+	BS_T n49 = BS_XOR(n44, n48); \
+	(o3) = BS_XOR((o3), n49); \
+	BS_T n50 = BS_ANDN(n21, n14); \
+	BS_T n51 = BS_OR(n18, n50); \
+	BS_T n52 = BS_OR(x4, n51); \
+	BS_T n53 = BS_ANDN(n31, n46); \
+	BS_T n54 = BS_OR(x5, n53); \
+	BS_T n55 = BS_XOR(n11, n54); \
+	BS_T n56 = BS_XOR(n55, n52); \
+	(o4) = BS_XOR((o4), n56); \
+} while (0)
+
+/* S4: 38 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S4(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n6 = BS_ANDN(x4, x5); \
+	BS_T n8 = BS_XOR(x3, n6); \
+	BS_T n9 = BS_OR(x4, n8); \
+	BS_T n10 = BS_ANDN(n9, x2); \
+	BS_T n11 = BS_OR(x2, n8); \
+	BS_T n12 = BS_XOR(n11, x5); \
+	BS_T n13 = BS_AND(n12, n8); \
+	BS_T n14 = BS_XOR(n13, n10); \
+	BS_T n15 = BS_ANDN(n14, x1); \
+	BS_T n16 = BS_XOR(x4, x5); \
+	BS_T n17 = BS_XOR(n16, x2); \
+	BS_T n18 = BS_XOR(n11, n17); \
+	BS_T n19 = BS_XOR(n15, n18); \
+	BS_T n20 = BS_OR(x5, n19); \
+	BS_T n21 = BS_XOR(x3, n20); \
+	BS_T n22 = BS_ANDN(x2, n21); \
+	BS_T n23 = BS_XOR(n22, n6); \
+	BS_T n24 = BS_ANDN(n23, n15); \
+	BS_T n25 = BS_AND(x3, n17); \
+	BS_T n26 = BS_ANDN(n16, n25); \
+	BS_T n27 = BS_XOR(n12, n26); \
+	BS_T n28 = BS_XOR(n27, x6); \
+	BS_T n29 = BS_XOR(n16, n28); \
+	BS_T n30 = BS_XOR(n29, n24); \
+	BS_T n31 = BS_ANDN(n30, x6); \
+	BS_T n32 = BS_ANDN(n21, n11); \
+	BS_T n33 = BS_XOR(n25, n32); \
+	BS_T n34 = BS_ANDN(x1, n33); \
+	BS_T n35 = BS_XOR(n16, n22); \
+	BS_T n36 = BS_XOR(n35, n34); \
+	BS_T n37 = BS_XOR(n36, n31); \
+	(o2) = BS_XOR((o2), n37); \
+	BS_T n38 = BS_XOR(n30, n37); \
+	(o1) = BS_XOR((o1), n38); \
+	BS_T n39 = BS_AND(n20, n9); \
+	BS_T n40 = BS_OR(x1, n39); \
+	BS_T n41 = BS_XOR(n28, n40); \
+	BS_T n42 = BS_ANDN(n41, x6); \
+	BS_T n43 = BS_XOR(n19, n42); \
+	(o4) = BS_XOR((o4), n43); \
+	BS_T n44 = BS_XOR(n41, n43); \
+	(o3) = BS_XOR((o3), n44); \
+} while (0)
+
+/* S5: 56 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S5(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n6 = BS_ANDN(x4, x3); \
+	BS_T n7 = BS_XOR(x4, x1); \
+	BS_T n8 = BS_OR(n7, n6); \
+	BS_T n9 = BS_ANDN(x6, n8); \
+	BS_T n11 = BS_XOR(x3, n9); \
+	BS_T n12 = BS_OR(x3, n11); \
+	BS_T n13 = BS_ANDN(n6, x6); \
+	BS_T n14 = BS_ANDN(n13, n12); \
+	BS_T n15 = BS_OR(x6, x4); \
+	BS_T n16 = BS_XOR(n15, n14); \
+	BS_T n17 = BS_OR(x1, x3); \
+	BS_T n18 = BS_ANDN(n6, n17); \
+	BS_T n19 = BS_AND(n18, n16); \
+	BS_T n20 = BS_XOR(n7, x3); \
+	BS_T n21 = BS_AND(n15, n20); \
+	BS_T n22 = BS_XOR(n21, n8); \
+	BS_T n23 = BS_XOR(n22, n19); \
+	BS_T n24 = BS_OR(x5, n23); \
+	BS_T n25 = BS_XOR(n14, n18); \
+	BS_T n26 = BS_XOR(n25, n24); \
+	BS_T n27 = BS_ANDN(n26, x2); \
+	BS_T n28 = BS_XOR(n20, n13); \
+	BS_T n29 = BS_ANDN(n28, x4); \
+	BS_T n30 = BS_XOR(n16, n29); \
+	BS_T n31 = BS_OR(x5, n30); \
+	BS_T n32 = BS_XOR(n18, n8); \
+	BS_T n33 = BS_XOR(n32, n31); \
+	BS_T n34 = BS_ANDN(x2, n33); \
+	BS_T n35 = BS_OR(x5, n11); \
+	BS_T n36 = BS_XOR(x1, n16); \
+	BS_T n37 = BS_XOR(n36, n35); \
+	BS_T n38 = BS_XOR(n37, n34); \
+	(o4) = BS_XOR((o4), n38); \
+	BS_T n39 = BS_XOR(n38, n19); \
+	BS_T n40 = BS_ANDN(n39, x5); \
+	BS_T n41 = BS_XOR(n36, n23); \
+	BS_T n42 = BS_AND(n30, n41); \
+	BS_T n43 = BS_XOR(n42, n40); \
+	BS_T n44 = BS_XOR(n43, n27); \
+	(o1) = BS_XOR((o1), n44); \
+	BS_T n45 = BS_ANDN(n22, n17); \
+	BS_T n46 = BS_ANDN(n45, x5); \
+	BS_T n47 = BS_XOR(n28, n46); \
+	BS_T n48 = BS_AND(n17, n41); \
+	BS_T n49 = BS_OR(n21, n48); \
+	BS_T n50 = BS_AND(n49, x2); \
+	BS_T n51 = BS_XOR(n50, n47); \
+	(o2) = BS_XOR((o2), n51); \
+	BS_T n52 = BS_OR(n9, n39); \
+	BS_T n53 = BS_ANDN(n48, n47); \
+	BS_T n54 = BS_XOR(n46, n53); \
+	BS_T n55 = BS_ANDN(n54, n52); \
+	BS_T n56 = BS_ANDN(n55, x2); \
+	BS_T n57 = BS_OR(x1, n53); \
+	BS_T n58 = BS_AND(x5, n57); \
+	BS_T n59 = BS_AND(x4, x1); \
+	BS_T n60 = BS_XOR(n11, n59); \
+	BS_T n61 = BS_XOR(n60, n58); \
+	BS_T n62 = BS_XOR(n61, n56); \
+	(o3) = BS_XOR((o3), n62); \
+} while (0)
+
+/* S6: 53 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S6(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n6 = BS_XOR(x5, x1); \
+	BS_T n7 = BS_XOR(x3, n6); \
+	BS_T n8 = BS_AND(n7, x5); \
+	BS_T n9 = BS_ANDN(x3, x1); \
+	BS_T n10 = BS_XOR(x2, n9); \
+	BS_T n11 = BS_XOR(n10, n8); \
+	BS_T n12 = BS_OR(x3, n11); \
+	BS_T n13 = BS_AND(n12, x1); \
+	BS_T n14 = BS_XOR(n6, n12); \
+	BS_T n15 = BS_OR(n10, x5); \
+	BS_T n16 = BS_XOR(n15, n14); \
+	BS_T n17 = BS_XOR(n16, n13); \
+	BS_T n18 = BS_OR(n7, n17); \
+	BS_T n19 = BS_OR(x3, x5); \
+	BS_T n20 = BS_ANDN(x4, n19); \
+	BS_T n22 = BS_XOR(n14, n20); \
+	BS_T n23 = BS_ANDN(x2, n22); \
+	BS_T n24 = BS_ANDN(n23, x4); \
+	BS_T n25 = BS_AND(x5, n24); \
+	BS_T n26 = BS_OR(n10, n14); \
+	BS_T n27 = BS_XOR(n26, n25); \
+	BS_T n28 = BS_XOR(n27, n22); \
+	BS_T n29 = BS_ANDN(n28, n24); \
+	BS_T n30 = BS_XOR(n29, n18); \
+	BS_T n31 = BS_AND(x6, n30); \
+	BS_T n32 = BS_XOR(n22, n31); \
+	(o1) = BS_XOR((o1), n32); \
+	BS_T n33 = BS_OR(n25, n13); \
+	BS_T n34 = BS_ANDN(n32, n33); \
+	BS_T n35 = BS_ANDN(n34, x6); \
+	BS_T n36 = BS_XOR(n10, n30); \
+	BS_T n37 = BS_ANDN(n36, n14); \
+	BS_T n38 = BS_AND(n7, n15); \
+	BS_T n39 = BS_XOR(n38, n23); \
+	BS_T n40 = BS_XOR(n39, n37); \
+	BS_T n41 = BS_AND(x4, n40); \
+	BS_T n42 = BS_OR(n16, n28); \
+	BS_T n43 = BS_ANDN(n19, n42); \
+	BS_T n44 = BS_XOR(n43, n36); \
+	BS_T n45 = BS_XOR(n44, n41); \
+	BS_T n46 = BS_XOR(n45, n35); \
+	(o2) = BS_XOR((o2), n46); \
+	BS_T n47 = BS_OR(x6, n43); \
+	BS_T n48 = BS_AND(x5, n27); \
+	BS_T n49 = BS_OR(n48, n47); \
+	BS_T n50 = BS_XOR(n6, n42); \
+	BS_T n51 = BS_ANDN(n50, n24); \
+	BS_T n52 = BS_XOR(n39, n51); \
+	BS_T n53 = BS_XOR(n52, n49); \
+	(o3) = BS_XOR((o3), n53); \
+	BS_T n54 = BS_AND(n16, x4); \
+	BS_T n55 = BS_OR(n13, n54); \
+	BS_T n56 = BS_AND(x6, n55); \
+	BS_T n57 = BS_ANDN(x4, n14); \
+	BS_T n58 = BS_XOR(n11, n57); \
+	BS_T n59 = BS_XOR(n58, n56); \
+	(o4) = BS_XOR((o4), n59); \
+} while (0)
+
+/* S7: 49 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S7(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n6 = BS_XOR(x6, x3); \
+	BS_T n7 = BS_AND(x3, n6); \
+	BS_T n8 = BS_ANDN(n7, x2); \
+	BS_T n9 = BS_OR(x4, n8); \
+	BS_T n10 = BS_AND(n9, x6); \
+	BS_T n11 = BS_AND(n10, x1); \
+	BS_T n13 = BS_XOR(x2, x4); \
+	BS_T n14 = BS_XOR(n6, n13); \
+	BS_T n15 = BS_ANDN(n14, x2); \
+	BS_T n16 = BS_OR(n8, x3); \
+	BS_T n17 = BS_XOR(n16, n15); \
+	BS_T n18 = BS_AND(n17, x4); \
+	BS_T n19 = BS_XOR(x6, n18); \
+	BS_T n20 = BS_XOR(x1, n19); \
+	BS_T n21 = BS_ANDN(n20, n18); \
+	BS_T n22 = BS_XOR(x5, n21); \
+	BS_T n23 = BS_AND(x5, n22); \
+	BS_T n24 = BS_ANDN(n11, n17); \
+	BS_T n25 = BS_XOR(n13, n7); \
+	BS_T n26 = BS_OR(n25, n24); \
+	BS_T n27 = BS_XOR(n19, n26); \
+	BS_T n28 = BS_ANDN(n27, x1); \
+	BS_T n29 = BS_XOR(n13, n15); \
+	BS_T n30 = BS_XOR(n29, n28); \
+	BS_T n31 = BS_XOR(n30, n23); \
+	(o2) = BS_XOR((o2), n31); \
+	BS_T n32 = BS_ANDN(n31, n11); \
+	BS_T n33 = BS_XOR(n20, n32); \
+	BS_T n34 = BS_XOR(x6, n33); \
+	BS_T n35 = BS_XOR(n14, n9); \
+	BS_T n36 = BS_AND(x1, n35); \
+	BS_T n37 = BS_XOR(n10, n36); \
+	BS_T n38 = BS_ANDN(n37, n34); \
+	BS_T n39 = BS_ANDN(n38, x5); \
+	BS_T n40 = BS_XOR(n25, n36); \
+	BS_T n41 = BS_AND(n40, x1); \
+	BS_T n42 = BS_XOR(n35, n41); \
+	BS_T n43 = BS_XOR(n42, n39); \
+	(o1) = BS_XOR((o1), n43); \
+	BS_T n44 = BS_OR(n20, n19); \
+	BS_T n45 = BS_ANDN(n44, n43); \
+	BS_T n46 = BS_OR(n8, n10); \
+	BS_T n47 = BS_XOR(n46, n45); \
+	BS_T n48 = BS_AND(x5, n47); \
+	BS_T n49 = BS_AND(n25, n22); \
+	BS_T n50 = BS_XOR(n40, n49); \
+	BS_T n51 = BS_XOR(n50, n48); \
+	(o3) = BS_XOR((o3), n51); \
+	BS_T n52 = BS_ANDN(n24, x4); \
+	BS_T n53 = BS_ANDN(n52, x5); \
+	BS_T n54 = BS_XOR(n16, n33); \
+	BS_T n55 = BS_XOR(n54, n53); \
+	(o4) = BS_XOR((o4), n55); \
+} while (0)
+
+/* S8: 46 gates, 4 separate XORs into L. */
+#define DES_BS_GATEP_S8(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
+	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
+	BS_T n6 = BS_OR(x3, x2); \
+	BS_T n7 = BS_XOR(x3, x1); \
+	BS_T n8 = BS_AND(n7, x1); \
+	BS_T n9 = BS_OR(x2, n8); \
+	BS_T n10 = BS_ANDN(x5, n9); \
+	BS_T n12 = BS_ANDN(n10, x4); \
+	BS_T n13 = BS_ANDN(n12, n6); \
+	BS_T n14 = BS_AND(n9, x1); \
+	BS_T n15 = BS_XOR(x5, n6); \
+	BS_T n16 = BS_AND(n15, n7); \
+	BS_T n17 = BS_XOR(n10, n7); \
+	BS_T n18 = BS_ANDN(n15, n17); \
+	BS_T n19 = BS_ANDN(n18, x1); \
+	BS_T n20 = BS_OR(n19, x5); \
+	BS_T n21 = BS_ANDN(x4, n20); \
+	BS_T n22 = BS_XOR(x2, x3); \
+	BS_T n23 = BS_XOR(n22, n21); \
+	BS_T n24 = BS_XOR(n23, n16); \
+	BS_T n25 = BS_ANDN(n24, n14); \
+	BS_T n26 = BS_ANDN(x6, n25); \
+	BS_T n27 = BS_ANDN(n21, n10); \
+	BS_T n28 = BS_XOR(n27, x2); \
+	BS_T n29 = BS_XOR(x5, n28); \
+	BS_T n30 = BS_XOR(n29, n6); \
+	BS_T n31 = BS_XOR(x6, n16); \
+	BS_T n32 = BS_XOR(n31, n12); \
+	BS_T n33 = BS_XOR(n32, n30); \
+	BS_T n34 = BS_XOR(n33, n26); \
+	(o2) = BS_XOR((o2), n34); \
+	BS_T n35 = BS_XOR(n18, n23); \
+	BS_T n36 = BS_XOR(n35, n34); \
+	BS_T n37 = BS_XOR(n36, n13); \
+	BS_T n38 = BS_OR(x6, n37); \
+	BS_T n39 = BS_OR(x4, n29); \
+	BS_T n40 = BS_XOR(n17, n39); \
+	BS_T n42 = BS_XOR(n40, n38); \
+	(o1) = BS_XOR((o1), n42); \
+	BS_T n43 = BS_OR(x2, n36); \
+	BS_T n44 = BS_XOR(n17, n43); \
+	BS_T n45 = BS_OR(x4, n44); \
+	BS_T n46 = BS_XOR(n19, n45); \
+	BS_T n47 = BS_ANDN(n46, x6); \
+	BS_T n48 = BS_XOR(n35, n47); \
+	(o3) = BS_XOR((o3), n48); \
+	BS_T n49 = BS_ANDN(x4, n32); \
+	BS_T n50 = BS_XOR(n15, n10); \
+	BS_T n51 = BS_XOR(n50, n49); \
+	BS_T n52 = BS_ANDN(n51, x6); \
+	BS_T n53 = BS_XOR(n40, n52); \
+	(o4) = BS_XOR((o4), n53); \
+} while (0)
+
+#define DES_BS_GATEP_ROUND_AT(AT, A, B, KX) do { \
+	DES_BS_GATEP_S1(KX(AT(B, 31), 0), KX(AT(B, 0), 1), KX(AT(B, 1), 2), KX(AT(B, 2), 3), KX(AT(B, 3), 4), KX(AT(B, 4), 5), AT(A, 8), AT(A, 16), AT(A, 22), AT(A, 30)); \
+	DES_BS_GATEP_S2(KX(AT(B, 3), 6), KX(AT(B, 4), 7), KX(AT(B, 5), 8), KX(AT(B, 6), 9), KX(AT(B, 7), 10), KX(AT(B, 8), 11), AT(A, 12), AT(A, 27), AT(A, 1), AT(A, 17)); \
+	DES_BS_GATEP_S3(KX(AT(B, 7), 12), KX(AT(B, 8), 13), KX(AT(B, 9), 14), KX(AT(B, 10), 15), KX(AT(B, 11), 16), KX(AT(B, 12), 17), AT(A, 23), AT(A, 15), AT(A, 29), AT(A, 5)); \
+	DES_BS_GATEP_S4(KX(AT(B, 11), 18), KX(AT(B, 12), 19), KX(AT(B, 13), 20), KX(AT(B, 14), 21), KX(AT(B, 15), 22), KX(AT(B, 16), 23), AT(A, 25), AT(A, 19), AT(A, 9), AT(A, 0)); \
+	DES_BS_GATEP_S5(KX(AT(B, 15), 24), KX(AT(B, 16), 25), KX(AT(B, 17), 26), KX(AT(B, 18), 27), KX(AT(B, 19), 28), KX(AT(B, 20), 29), AT(A, 7), AT(A, 13), AT(A, 24), AT(A, 2)); \
+	DES_BS_GATEP_S6(KX(AT(B, 19), 30), KX(AT(B, 20), 31), KX(AT(B, 21), 32), KX(AT(B, 22), 33), KX(AT(B, 23), 34), KX(AT(B, 24), 35), AT(A, 3), AT(A, 28), AT(A, 10), AT(A, 18)); \
+	DES_BS_GATEP_S7(KX(AT(B, 23), 36), KX(AT(B, 24), 37), KX(AT(B, 25), 38), KX(AT(B, 26), 39), KX(AT(B, 27), 40), KX(AT(B, 28), 41), AT(A, 31), AT(A, 11), AT(A, 21), AT(A, 6)); \
+	DES_BS_GATEP_S8(KX(AT(B, 27), 42), KX(AT(B, 28), 43), KX(AT(B, 29), 44), KX(AT(B, 30), 45), KX(AT(B, 31), 46), KX(AT(B, 0), 47), AT(A, 4), AT(A, 26), AT(A, 14), AT(A, 20)); \
+} while (0)
+#define DES_BS_GATEP_ROUND(A, B, KX) DES_BS_GATEP_ROUND_AT(DES_BS_AT_INDEX, A, B, KX)
+
+/* DES_BS_GATEP_Sj: DES_BS_GATE_Sj with its NOT gates absorbed (398 gates);
+ * outputs it leaves complemented are undone by round keys 1, 2, 5, 6, 9, 10,
+ * 13 and 14 (either direction) flipped where des_bs_gatep_flip[j] is 1
+ * (see gen/des_sbox_circuits.py, absorb_nots). */
+static const uint8_t des_bs_gatep_flip[48] __attribute__((unused)) = {
+	0, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1,
+	0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1,
+};
+
 /* State planes: st[0..31] = L bits 1..32, st[32..63] = R bits 1..32 (FIPS
  * numbering). Data planes: d = FIPS bit d+1 of the block (byte d/8, bit 7-d%8). */
 
