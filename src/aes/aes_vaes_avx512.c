@@ -296,7 +296,7 @@ INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t *out, const uint8_t *in,
 	/* A CFB message of one pass goes as a partial one: all of it was
 	 * stored by the last in-place update a moment ago, and CFB's rounds
 	 * start from the previous blocks (AMD Zen 4, 512 bytes in place:
-	 * 1.17x; CBC, whose rounds do not, 0.96-1.03x, and CFB from 48
+	 * 1.06-1.16x; CBC, whose rounds do not, 0.96-1.03x, and CFB from 48
 	 * blocks 0.975x, so those load). */
 	if (!cfb || n > 32)
 		for (; n >= 32; n -= 32, in += 512, out += 512)
