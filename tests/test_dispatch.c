@@ -81,7 +81,7 @@ static const machine machines[] = {
 		{ "des", "des/bs-avx2", "des/table64", "des/bs-avx2", "des/rotate", "des/table-bmi2", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
-		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "mars", "mars/table-avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-t0", NULL, NULL, NULL, NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },

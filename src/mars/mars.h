@@ -84,7 +84,7 @@ int fb_mars_setkey(void *ks, const uint8_t *key, size_t keylen);
 void fb_mars_encrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 void fb_mars_decrypt_portable(const void *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 
-extern const fb_kernel fb_mars_portable, fb_mars_avx2, fb_mars_avx512, fb_mars_permute_avx512;
+extern const fb_kernel fb_mars_portable, fb_mars_avx2, fb_mars_table_avx2, fb_mars_avx512, fb_mars_permute_avx512;
 
 /* ---- The SIMD kernels (mars_avx2.c, mars_avx512.c) on interleaved groups
  * of vectors a##g..d##g (see ../block128_simd.h). The kernel defines

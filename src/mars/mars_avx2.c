@@ -16,7 +16,15 @@
 
 #define TGT FB_B128_TGT
 
+/* mars/table-avx2 (mars_table_avx2.c) compiles this file again with its
+ * own GATHER and kernel name. */
+#ifndef MARS_AVX2_KERNEL
 #define GATHER(idx, base) _mm256_i32gather_epi32((const int *)(base), idx, 4)
+#define MARS_AVX2_KERNEL fb_mars_avx2
+#define MARS_AVX2_NAME "mars/avx2"
+#define MARS_AVX2_NOTE "MARS on 4x8 blocks in ymm, S-box by vpgatherdd (not constant-time)"
+#define MARS_AVX2_AVOID FB_CPU_SLOW_GATHER
+#endif
 
 /* Byte 0..3 of each dword as a dword index 0..255 (vpshufb for the middle
  * two bytes: one uop instead of a shift and an and). */
@@ -79,15 +87,16 @@ static const fb_b128_kernel mars_avx2_k = {
 };
 FB_B128_DEFINE_MODES(mars_avx2, mars_avx2_k)
 
-const fb_kernel fb_mars_avx2 = {
-	.name = "mars/avx2",
+const fb_kernel MARS_AVX2_KERNEL = {
+	.name = MARS_AVX2_NAME,
 	.family = "mars",
 	.block_size = 16,
 	.cpu_needs = FB_CPU_AVX2,
 	.constant_time = 0,
 	.batch = 32,
 	.ks_size = sizeof(fb_mars_ks),
-	.note = "MARS on 4x8 blocks in ymm, S-box by vpgatherdd (not constant-time)",
+	.avoid_on = MARS_AVX2_AVOID,
+	.note = MARS_AVX2_NOTE,
 	.setkey = fb_mars_setkey,
 	.encrypt = mars_avx2_encrypt,
 	.decrypt = mars_avx2_decrypt,

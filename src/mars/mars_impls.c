@@ -4,7 +4,8 @@
 static const fb_kernel *const parallel[] = {
 #if FB_X86
 	&fb_mars_avx512,
-	&fb_mars_avx2,
+	&fb_mars_avx2,       /* passed over where gathers are microcoded (avoid_on) */
+	&fb_mars_table_avx2, /* there: the same code with eight loads a lookup */
 	&fb_mars_permute_avx512, /* constant time: for FB_FLAG_CONSTANT_TIME */
 #endif
 	&fb_mars_portable,
@@ -26,10 +27,10 @@ static const struct fb_ladder_row ladder[] = {
 	{ &fb_mars_avx512, &fb_mars_avx2, 9, 1, 0,
 	  "Sapphire Rapids class: up to 8 blocks one ymm group of 8 (8-lane gathers) 640-690 TSC ticks, one zmm "
 	  "group of 16 730-780", 0 },
-	{ &fb_mars_avx2, &fb_mars_portable, 13, 1, 0,
-	  "Zen 1 and 2 (a gather there is one element every few cycles): the threshold of the interleaved "
-	  "scalar code against two ymm groups of 8 as measured on Zen 4 before short runs stopped going "
-	  "through a stack copy; not yet measured on such a CPU", FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER },
+	{ &fb_mars_table_avx2, &fb_mars_portable, 13, 1, 0,
+	  "Zen 1 and 2 (a gather there is one element every few cycles; mars/table-avx2 looks up by loads): "
+	  "the threshold mars/avx2 had there, kept; not yet measured on such a CPU",
+	  FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER },
 	{ &fb_mars_avx2, &fb_mars_portable, 6, 1, 0,
 	  "AMD Zen 4: 5 blocks 638 TSC ticks scalar (four blocks interleaved), 688 for one ymm group of 8; 6 "
 	  "blocks 759 against 689", FB_CPU_AMD_ZEN },
