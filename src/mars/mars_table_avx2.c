@@ -5,8 +5,8 @@
  * times a scalar load). Each lane's index is extracted (vpextrd), its entry
  * loaded and broadcast (vpbroadcastd from memory: a load, no vector
  * operation), and a tree of seven vpblendd puts the eight in place: eight
- * loads and ~20 simple vector operations where the gather was one
- * microcoded instruction. Through memory instead (the index vector stored,
+ * loads and 16 simple vector instructions (six vpextrd, two vmovd, one
+ * vextracti128, seven vpblendd) where the gather was one microcoded one. Through memory instead (the index vector stored,
  * the indices loaded back) the loads waited on the store: half the speed.
  * On a core with fast gathers (Zen 4, Intel) mars/avx2 stays ahead.
  *
