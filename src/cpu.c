@@ -9,7 +9,45 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "internal.h"
+
+/* Intel models whose gathers the GDS ("Downfall") microcode makes slow:
+ * the affected list of Intel's advisory INTEL-SA-00828, as Linux keeps it
+ * (Skylake to Comet Lake, Ice Lake, Tiger Lake, Rocket Lake; family 6).
+ * The microcode has been the default since August 2023. Comet Lake-U
+ * stepping 0 (model 0xA6) is not affected. */
+static int intel_slow_gather(unsigned model, unsigned stepping)
+{
+	static const uint8_t models[] = { 0x4E, 0x55, 0x5E, 0x6A, 0x6C, 0x7E, 0x8C,
+					  0x8D, 0x8E, 0x9E, 0xA5, 0xA6, 0xA7 };
+	for (size_t i = 0; i < sizeof models; i++)
+		if (models[i] == model)
+			return !(model == 0xA6 && stepping == 0);
+	return 0;
+}
+
+/* The vendor's FB_CPU_ properties from the CPUID vendor string and leaf
+ * 1's signature: Intel's two-uop BEXTR, and gathers slowed by the GDS
+ * microcode on the models above; the AMD Zen family (17h and later), where
+ * on family 17h (Zen 1, Zen 2) gathers are also microcoded, one element
+ * every few cycles, and so are PDEP and PEXT, and on family 1Ah (Zen 5)
+ * chains of simple vector operations are slower than scalar ones. */
+uint32_t fb_cpu_class(const char vendor[12], uint32_t sig)
+{
+	unsigned family = (sig >> 8) & 0xF, model = (sig >> 4) & 0xF;
+	if (family == 0x6 || family == 0xF)
+		model |= (sig >> 12) & 0xF0;
+	if (family == 0xF)
+		family += (sig >> 20) & 0xFF;
+	if (!memcmp(vendor, "GenuineIntel", 12))
+		return FB_CPU_SLOW_BEXTR |
+		       (family == 6 && intel_slow_gather(model, sig & 0xF) ? FB_CPU_SLOW_GATHER : 0);
+	if (memcmp(vendor, "AuthenticAMD", 12) || family < 0x17)
+		return 0;
+	return FB_CPU_AMD_ZEN | (family == 0x17 ? FB_CPU_SLOW_GATHER | FB_CPU_SLOW_PDEP : 0) |
+	       (family == 0x1A ? FB_CPU_SLOW_VEC_CHAIN : 0);
+}
 
 #if FB_X86
 #include <cpuid.h>
@@ -21,25 +59,15 @@ static uint64_t xgetbv0(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* The vendor's FB_CPU_ properties: Intel's two-uop BEXTR; the AMD Zen
- * family (17h and later), where on family 17h (Zen 1, Zen 2) gathers are
- * also microcoded, one element every few cycles, and so are PDEP and
- * PEXT, and on family 1Ah (Zen 5) chains of simple vector operations are
- * slower than scalar ones. */
 static uint32_t vendor_class(unsigned leaf1_eax)
 {
 	unsigned a, b, c, d;
+	char vendor[12];
 	__cpuid(0, a, b, c, d);
-	if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu) /* "GenuineIntel" */
-		return FB_CPU_SLOW_BEXTR;
-	int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
-	unsigned family = (leaf1_eax >> 8) & 0xF;
-	if (family == 0xF)
-		family += (leaf1_eax >> 20) & 0xFF;
-	if (!amd || family < 0x17)
-		return 0;
-	return FB_CPU_AMD_ZEN | (family == 0x17 ? FB_CPU_SLOW_GATHER | FB_CPU_SLOW_PDEP : 0) |
-	       (family == 0x1A ? FB_CPU_SLOW_VEC_CHAIN : 0);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	return fb_cpu_class(vendor, leaf1_eax);
 }
 
 static uint32_t detect(void)

@@ -32,8 +32,9 @@ enum {
 	FB_CPU_VPCLMUL = 1u << 16,
 	FB_CPU_AVX512BITALG = 1u << 17,
 	/* A property, not a feature: vpgatherdd is microcoded and slow (AMD
-	 * family 17h, Zen 1 and Zen 2). Kernels built on gathers can ask the
-	 * selection to pass them over here (fb_kernel.avoid_on). */
+	 * family 17h, Zen 1 and Zen 2; Intel's cores under the GDS microcode,
+	 * Skylake to Rocket Lake: fb_cpu_class). Kernels built on gathers can
+	 * ask the selection to pass them over here (fb_kernel.avoid_on). */
 	FB_CPU_SLOW_GATHER = 1u << 18,
 	/* A property: an AMD Zen core (family 17h and later). Its four
 	 * integer pipes run a one-block chain of bitsliced rounds faster than
@@ -68,6 +69,9 @@ enum {
  * environment variable FASTBLOCK_CPU_MASK (hex) if set, so tests can pretend
  * a feature is absent. */
 uint32_t fb_cpu_features(void);
+/* The FB_CPU_ properties (not instruction sets) of a CPU by its CPUID
+ * vendor string (leaf 0: EBX, EDX, ECX) and signature (leaf 1: EAX). */
+uint32_t fb_cpu_class(const char vendor[12], uint32_t sig);
 /* The environment variable FASTBLOCK_IMPL, read once (NULL if unset). */
 const char *fb_env_impl(void);
 /* The checks of fb_options that every entry point shares (registry.c): padding

@@ -93,6 +93,15 @@ static const machine machines[] = {
 		{ "twofish", "twofish/avx2", "twofish/table-avx2-tree", NULL, NULL, "twofish/table-avx2-tree", NULL },
 		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
+	{ "AVX2 + AES-NI on Intel under the GDS microcode (Skylake to Comet Lake)",
+	  ZEN2 | FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, {
+		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
+		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/table-avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-tree", NULL, NULL, NULL, NULL },
+		{ "serpent", "serpent/avx2", "serpent/bitslice-bmi2", "serpent/avx2", "serpent/bitslice-bmi2",
+		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {
 		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table-bmi2", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },
@@ -371,6 +380,8 @@ static void check_ladder(void)
 		{ ZEN2, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX, "mars/portable<7" }, /* Intel's AVX2 class */
 		{ ZEN2 | FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER, "mars-192-cfb8", 0, 0, NULL, 24, SIZE_MAX,
 		  "mars/portable<13" },
+		{ ZEN2 | FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "mars-128-ctr", 1, 0, NULL, 16, SIZE_MAX,
+		  "mars/portable<7" }, /* Intel under the GDS microcode */
 		{ AVX512_ALL, "serpent-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "" },
 		{ ZEN2 | FB_CPU_AMD_ZEN, "serpent-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "serpent/bitslice<2" },
 		{ AVX512_ALL, "twofish-256-xts", 0, 0, NULL, 32, SIZE_MAX, "twofish/table-avx512-tree<9" }, /* Intel: no BEXTR */
@@ -379,6 +390,7 @@ static void check_ladder(void)
 		{ ZEN3 | FB_CPU_AMD_ZEN, "twofish-192-cbc", 0, 0, NULL, 24, SIZE_MAX, "" }, /* table beats the gathers */
 		{ ZEN2 | FB_CPU_SLOW_GATHER | FB_CPU_AMD_ZEN, "twofish-192-ecb", 0, 0, NULL, 24, SIZE_MAX, "" }, /* table is the widest */
 		{ ZEN2, "twofish-192-cbc", 0, 0, NULL, 24, SIZE_MAX, "twofish/table-avx2-tree<8" }, /* Intel: the gathers, no BEXTR */
+		{ ZEN2 | FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "twofish-192-cbc", 0, 0, NULL, 24, SIZE_MAX, "" },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const fb_cipher *c = fb_cipher_by_name(rows[i].cipher);
@@ -393,6 +405,41 @@ static void check_ladder(void)
 					       sel.rung[r].kernel->name, sel.rung[r].below);
 		check(!rc && !strcmp(got, rows[i].want), "ladder", "", rows[i].cipher, rows[i].enc, rows[i].hint,
 		      rows[i].flags != 0, rc ? "(refused)" : got, rows[i].want);
+	}
+}
+
+/* fb_cpu_class on CPUID signatures (leaf 1 EAX: stepping, model, family,
+ * extended model and family) of the classes named in the rows above. */
+static void check_cpu_class(void)
+{
+	struct { const char *vendor; uint32_t sig; uint32_t want; const char *what; } rows[] = {
+		{ "AuthenticAMD", 0x00830F10, FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER | FB_CPU_SLOW_PDEP, "Zen 2 (17h)" },
+		{ "AuthenticAMD", 0x00A00F11, FB_CPU_AMD_ZEN, "Zen 3 (19h)" },
+		{ "AuthenticAMD", 0x00A10F11, FB_CPU_AMD_ZEN, "Zen 4 (19h model 11h)" },
+		{ "AuthenticAMD", 0x00B40F40, FB_CPU_AMD_ZEN | FB_CPU_SLOW_VEC_CHAIN, "Zen 5 (1Ah)" },
+		{ "AuthenticAMD", 0x00600F12, 0, "Bulldozer (15h)" },
+		{ "HygonGenuine", 0x00900F02, 0, "Hygon (18h)" },
+		{ "GenuineIntel", 0x000806F8, FB_CPU_SLOW_BEXTR, "Sapphire Rapids (6, 8Fh)" },
+		{ "GenuineIntel", 0x00090672, FB_CPU_SLOW_BEXTR, "Alder Lake (6, 97h)" },
+		{ "GenuineIntel", 0x000306C3, FB_CPU_SLOW_BEXTR, "Haswell (6, 3Ch)" },
+		{ "GenuineIntel", 0x000506E3, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Skylake (6, 5Eh)" },
+		{ "GenuineIntel", 0x00050657, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Cascade Lake (6, 55h)" },
+		{ "GenuineIntel", 0x000906EA, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Coffee Lake (6, 9Eh)" },
+		{ "GenuineIntel", 0x000806EA, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Whiskey Lake (6, 8Eh)" },
+		{ "GenuineIntel", 0x000606A6, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Ice Lake-SP (6, 6Ah)" },
+		{ "GenuineIntel", 0x000806C1, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Tiger Lake (6, 8Ch)" },
+		{ "GenuineIntel", 0x000A0671, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Rocket Lake (6, A7h)" },
+		{ "GenuineIntel", 0x000A0661, FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, "Comet Lake-U (6, A6h)" },
+		{ "GenuineIntel", 0x000A0660, FB_CPU_SLOW_BEXTR, "Comet Lake-U stepping 0 (not affected)" },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		uint32_t got = fb_cpu_class(rows[i].vendor, rows[i].sig);
+		checks++;
+		if (got != rows[i].want) {
+			failures++;
+			fprintf(stderr, "FAIL cpu class: %s %08x (%s): got %x, want %x\n", rows[i].vendor,
+				(unsigned)rows[i].sig, rows[i].what, (unsigned)got, (unsigned)rows[i].want);
+		}
 	}
 }
 
@@ -457,6 +504,7 @@ int main(void)
 	check_lane_choice();
 	check_whole_streams();
 	check_ladder();
+	check_cpu_class();
 	check_forced();
 	check_runtime();
 	printf("test_dispatch: %d checks, %d failures\n", checks, failures);

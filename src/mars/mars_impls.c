@@ -31,6 +31,10 @@ static const struct fb_ladder_row ladder[] = {
 	  "Zen 1 and 2 (a gather there is one element every few cycles; mars/table-avx2 looks up by loads): "
 	  "the threshold mars/avx2 had there, kept; not yet measured on such a CPU",
 	  FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER },
+	{ &fb_mars_table_avx2, &fb_mars_portable, 7, 1, 0,
+	  "Intel under the GDS microcode (slow gathers): mars/avx2's Intel threshold; on Zen 4, where the "
+	  "lone group of 8 costs 664 TSC ticks by loads and 689 by gathers, the two kernels cross mars/portable "
+	  "at the same length; not yet measured on such a CPU", FB_CPU_SLOW_GATHER },
 	{ &fb_mars_avx2, &fb_mars_portable, 6, 1, 0,
 	  "AMD Zen 4: 5 blocks 638 TSC ticks scalar (four blocks interleaved), 688 for one ymm group of 8; 6 "
 	  "blocks 759 against 689", FB_CPU_AMD_ZEN },

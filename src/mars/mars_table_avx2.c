@@ -2,13 +2,16 @@
  * mars/table-avx2: mars/avx2 with each eight-lane S-box lookup made of
  * eight ordinary loads, for CPUs whose vpgatherdd is microcoded (AMD Zen 1
  * and 2: one element every few cycles, ~20 TSC ticks for eight, five
- * times a scalar load). Each lane's index is extracted (vpextrd), its entry
- * loaded and broadcast (vpbroadcastd from memory: a load, no vector
- * operation), and a tree of seven vpblendd puts the eight in place: eight
- * loads and 16 simple vector instructions (six vpextrd, two vmovd, one
- * vextracti128, seven vpblendd) where the gather was one microcoded one. Through memory instead (the index vector stored,
- * the indices loaded back) the loads waited on the store: half the speed.
- * On a core with fast gathers (Zen 4, Intel) mars/avx2 stays ahead.
+ * times a scalar load; Intel's cores under the GDS microcode). Each lane's
+ * index is extracted (vpextrd), its entry loaded and broadcast
+ * (vpbroadcastd from memory: a load, no vector operation), and a tree of
+ * seven vpblendd puts the eight in place: eight loads and 16 simple vector
+ * instructions (six vpextrd, two vmovd, one vextracti128, seven vpblendd)
+ * where the gather was one microcoded one. Through memory instead (the
+ * index vector stored, the indices loaded back) the loads waited on the
+ * store: half the speed.
+ * On a core with fast gathers (Zen 4, Sapphire Rapids) mars/avx2 stays
+ * ahead.
  *
  * NOT constant-time: the loads are at secret indices.
  */

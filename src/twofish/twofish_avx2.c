@@ -10,8 +10,8 @@
  * per 32 bytes, against one 8-lane gather of 32-bit words that also applies
  * the MDS column. On the Sapphire Rapids this was measured on, an 8-lane
  * gather issues every ~3.4 TSC ticks; CPUs with the "Downfall" (GDS)
- * microcode mitigation gather several times slower, and there the table
- * kernel may win (measure with `fastblock speed`).
+ * microcode mitigation gather several times slower, and the selection
+ * passes this kernel over there (avoid_on).
  *
  * Two groups, because a gather's latency (~20+ cycles) would otherwise stall
  * each round. Fewer than 8 blocks go to the table code, in its RORX form:
@@ -327,8 +327,9 @@ const fb_kernel fb_twofish_avx2 = {
 	.cfb_dec = tf2_cfb_dec,
 	/* 16 gathers per block step: on Zen 2 it loses to twofish/table
 	 * (docs/benchmarks.md), and on Zen 3-5 to twofish/table-avx2's four
-	 * interleaved blocks */
-	.avoid_on = FB_CPU_AMD_ZEN,
+	 * interleaved blocks; under Intel's GDS microcode a gather costs
+	 * what it does on Zen 2 or more (FB_CPU_SLOW_GATHER) */
+	.avoid_on = FB_CPU_AMD_ZEN | FB_CPU_SLOW_GATHER,
 };
 
 #endif /* FB_X86 */
