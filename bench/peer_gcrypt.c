@@ -10,20 +10,25 @@
 #include <string.h>
 
 /* FASTBLOCK_PEER_CLASS=avx2 (bench/sim_avx2.sh): libgcrypt as on an AVX2
- * machine like Zen 2, no AVX-512, VAES, GFNI or fast gathers. Hardware
- * features can only be turned off before the first gcry_check_version. */
+ * machine like Zen 2, no AVX-512, VAES, GFNI or fast gathers; avx2-vaes:
+ * as on Zen 3, with VAES and VPCLMULQDQ on 256 bits. Hardware features can
+ * only be turned off before the first gcry_check_version. */
 static void gc_class(void)
 {
 	static int done;
 	const char *cls = getenv("FASTBLOCK_PEER_CLASS");
-	static const char *const off[] = { "intel-avx512", "intel-vaes-vpclmul", "intel-gfni",
-					   "intel-fast-vpgather" };
+	static const char *const off[] = { "intel-avx512", "intel-gfni", "intel-fast-vpgather",
+					   "intel-vaes-vpclmul" };
+	size_t n = 0;
 	if (done)
 		return;
 	done = 1;
 	if (cls && !strcmp(cls, "avx2"))
-		for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
-			gcry_control(GCRYCTL_DISABLE_HWF, off[i], NULL);
+		n = 4;
+	else if (cls && !strcmp(cls, "avx2-vaes"))
+		n = 3;
+	for (size_t i = 0; i < n; i++)
+		gcry_control(GCRYCTL_DISABLE_HWF, off[i], NULL);
 }
 
 static const char *gc_version(void)

@@ -26,7 +26,9 @@
 # at ~1 MB/s and would take most of the run), SIM_MASK (default ff: the
 # AVX2 class as on Intel; 800ff keeps the AMD Zen property, so the
 # selection takes AMD's rows, as on Zen 3; 2c00ff keeps Zen 2's slow gathers and PDEP, which
-# a mask can only hide: on a CPU without those properties it is 800ff).
+# a mask can only hide: on a CPU without those properties it is 800ff),
+# SIM_PEER_CLASS (default avx2; avx2-vaes lets libgcrypt use VAES on 256
+# bits, as on Zen 3: pair it with SIM_MASK=980ff, Zen 3's features).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +46,7 @@ mkdir -p "$BUILD/bench"
 OUT=$BUILD/bench/sim-avx2.json
 status=0
 # shellcheck disable=SC2086 # word splitting of the argument list is wanted
-FASTBLOCK_CPU_MASK=${SIM_MASK:-ff} FASTBLOCK_PEER_CLASS=avx2 OPENSSL_ia32cap=":~0x5F42DC230000" "$FB" speed --json --quiet --seconds "$SECS" \
+FASTBLOCK_CPU_MASK=${SIM_MASK:-ff} FASTBLOCK_PEER_CLASS=${SIM_PEER_CLASS:-avx2} OPENSSL_ia32cap=":~0x5F42DC230000" "$FB" speed --json --quiet --seconds "$SECS" \
 	--size 64 --size 8192 $args >"$OUT" || status=$?
 [ "$status" -le 1 ] || { echo "sim_avx2: fastblock speed failed ($status)" >&2; exit "$status"; }
 

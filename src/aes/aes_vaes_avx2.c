@@ -12,6 +12,10 @@
  * Tails: passes of 4, 2 and 1 registers (8, 4, 2 blocks), and a last odd
  * block through AES-NI; no access outside the caller's blocks.
  *
+ * XTS: a pass's 16 tweaks are the last pass's times alpha^16 (a byte
+ * shift and one VPCLMULQDQ a register), made before its rounds; VPCLMULQDQ
+ * is why the kernel needs FB_CPU_VPCLMUL (every VAES CPU has it).
+ *
  * Constant time: VAES instructions take data-independent time; no table
  * lookups; branches depend only on the key length and block counts.
  */
@@ -22,7 +26,7 @@
 #if FB_X86
 #include <immintrin.h>
 
-#define TGT FB_TARGET("avx2,vaes,aes,ssse3")
+#define TGT FB_TARGET("avx2,vaes,vpclmulqdq,pclmul,aes,ssse3")
 #define INLINE static inline __attribute__((always_inline))
 
 #define EACH(n, stmt) _Pragma("GCC unroll 8") for (int j = 0; j < (n); j++) { stmt; }
@@ -352,6 +356,72 @@ INLINE TGT void xts_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
 	EACH(nz, STOREY(out, j, _mm256_xor_si256(x[j], tw[j])));
 }
 
+/* Each tweak times alpha^16: a two-byte shift of each 128-bit lane, the
+ * 16 bits shifted out reduced by one carry-less multiply by 0x87. */
+INLINE TGT __m256i xts_times_alpha16(__m256i t)
+{
+	const __m256i p = _mm256_set_epi64x(0, 0x87, 0, 0x87);
+	__m256i red = _mm256_clmulepi64_epi128(_mm256_srli_si256(t, 14), p, 0x00);
+	return _mm256_xor_si256(_mm256_slli_si256(t, 2), red);
+}
+
+/* Each tweak times alpha^k (0 < k < 64): both qwords shifted by k, the
+ * bits leaving the low one moved into the high one, those leaving the
+ * high one reduced by a carry-less multiply by 0x87. */
+INLINE TGT __m256i xts_times_alpha_k(__m256i t, int k)
+{
+	const __m256i p = _mm256_set_epi64x(0, 0x87, 0, 0x87);
+	__m256i out = _mm256_srli_epi64(t, 64 - k);
+	__m256i red = _mm256_clmulepi64_epi128(_mm256_srli_si256(out, 8), p, 0x00);
+	return _mm256_xor_si256(_mm256_xor_si256(_mm256_slli_epi64(t, k), _mm256_slli_si256(out, 8)), red);
+}
+
+/* 16 blocks on the tweaks tw[0..7]; the next 16 blocks' go to nx first
+ * (each register's times alpha^16: four operations, no chain from one
+ * register to the next), ahead of the rounds: at the pass's end they
+ * would wait behind its AES operations for the scheduler, and the next
+ * pass's first round behind them. The tweak joins the first and the last
+ * round keys. */
+INLINE TGT void xts_pass16(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, const __m256i *restrict tw,
+			   __m256i *restrict nx, int more, int dir)
+{
+	__m256i x[8];
+	if (more)
+		EACH(8, nx[j] = xts_times_alpha16(tw[j]));
+	EACH(8, x[j] = _mm256_xor_si256(LOADY(in, j), _mm256_xor_si256(tw[j], k[0])));
+	if (dir) {
+		EACHROUND(EACH(8, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
+		EACH(8, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(tw[j], k[nr]))));
+	} else {
+		EACHROUND(EACH(8, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
+		EACH(8, STOREY(out, j, _mm256_aesenclast_epi128(x[j], _mm256_xor_si256(tw[j], k[nr]))));
+	}
+}
+
+/* Whole passes of 16 blocks from the tweak pair *t (T, T alpha); returns
+ * with n < 16 and *t the next pair. The first pass's tweaks are the pair
+ * times alpha^2j, each register on its own (a chain of doublings would
+ * hold the first rounds back); from there on each register's tweaks are
+ * its last pass's times alpha^16, two sets in memory taking turns (the
+ * eight blocks registers and the round keys fill the register file).
+ * VPCLMULQDQ is constant-time; no address depends on the tweaks. */
+INLINE TGT void xts_passes(const __m256i *k, int nr, uint8_t **outp, const uint8_t **inp, size_t *np,
+			   __m256i *t, int dir)
+{
+	_Alignas(32) __m256i tw[2][8];
+	uint8_t *out = *outp;
+	const uint8_t *in = *inp;
+	size_t n = *np;
+	int b = 0;
+	tw[0][0] = *t;
+	EACH(7, tw[0][j + 1] = xts_times_alpha_k(*t, 2 * (j + 1)));
+	for (; n >= 16; n -= 16, in += 256, out += 256, b ^= 1)
+		xts_pass16(k, nr, out, in, tw[b], tw[b ^ 1], n >= 32, dir);
+	*t = xts_times_alpha16(tw[b ^ 1][0]);
+	fb_wipe(tw, sizeof tw);
+	*outp = out, *inp = in, *np = n;
+}
+
 /* Whole registers only; returns with n < 2 and tweak[] advanced. */
 INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
 		       __m128i *tweak, int dir, int nr)
@@ -363,8 +433,8 @@ INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	__m256i t = _mm256_broadcastsi128_si256(*tweak);
 	t = _mm256_blend_epi32(t, xts_double(t), 0xF0); /* (T, T alpha) */
 	load_keys(k, dir ? ks->dk : ks->ek, nr);
-	for (; n >= 16; n -= 16, in += 256, out += 256)
-		xts_pass(k, nr, out, in, 8, &t, dir);
+	if (n >= 16)
+		xts_passes(k, nr, &out, &in, &n, &t, dir);
 	if (n >= 8) {
 		xts_pass(k, nr, out, in, 4, &t, dir);
 		n -= 8, in += 128, out += 128;
@@ -444,7 +514,7 @@ const fb_kernel fb_aes_vaes_avx2 = {
 	.name = "aes/vaes-avx2",
 	.family = "aes",
 	.block_size = 16,
-	.cpu_needs = FB_CPU_AVX2 | FB_CPU_VAES | FB_CPU_AESNI | FB_CPU_SSSE3,
+	.cpu_needs = FB_CPU_AVX2 | FB_CPU_VAES | FB_CPU_VPCLMUL | FB_CPU_AESNI | FB_CPU_SSSE3,
 	.constant_time = 1,
 	.batch = 16,
 	.short_run_min = 8,
