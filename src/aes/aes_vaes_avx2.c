@@ -247,14 +247,16 @@ static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n
  * *last, which receives this pass's last input register. All inputs are
  * read before any output is written, so in place works. */
 INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz,
-			 __m256i *last, int cfb)
+			 __m256i *last, int cfb, int ld)
 {
 	__m256i x[8], p[8];
 	EACH(nz, x[j] = LOADY(in, j));
-	/* Lane shuffles, not loads at in + 32 j - 16: in place, such a load
-	 * spans two stores of the call before and waits for them to retire. */
+	/* Registers 1.. by loads at in + 32 j - 16 (ld) or by lane shuffles,
+	 * one vector operation each. A call's first pass and its tails
+	 * shuffle: in place, such a load spans two stores of the call before,
+	 * and until those retire it waits. */
 	p[0] = _mm256_permute2x128_si256(*last, x[0], 0x21);
-	EACH(nz, if (j) p[j] = _mm256_permute2x128_si256(x[j - 1], x[j], 0x21));
+	EACH(nz, if (j) p[j] = ld ? LOADY(in - 16, j) : _mm256_permute2x128_si256(x[j - 1], x[j], 0x21));
 	*last = x[nz - 1];
 	/* The rounds, with the other block XORed into the last round key:
 	 * CBC D(C_i) ^ C_i-1, CFB E(C_i-1) ^ C_i. */
@@ -280,18 +282,22 @@ INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	__m256i k[15], last = *lastp;
 
 	load_keys(k, cfb ? ks->ek : ks->dk, nr);
+	if (n >= 16) {
+		cbc_pass(k, nr, out, in, 8, &last, cfb, 0);
+		n -= 16, in += 256, out += 256;
+	}
 	for (; n >= 16; n -= 16, in += 256, out += 256)
-		cbc_pass(k, nr, out, in, 8, &last, cfb);
+		cbc_pass(k, nr, out, in, 8, &last, cfb, 1);
 	if (n >= 8) {
-		cbc_pass(k, nr, out, in, 4, &last, cfb);
+		cbc_pass(k, nr, out, in, 4, &last, cfb, 0);
 		n -= 8, in += 128, out += 128;
 	}
 	if (n >= 4) {
-		cbc_pass(k, nr, out, in, 2, &last, cfb);
+		cbc_pass(k, nr, out, in, 2, &last, cfb, 0);
 		n -= 4, in += 64, out += 64;
 	}
 	if (n >= 2) {
-		cbc_pass(k, nr, out, in, 1, &last, cfb);
+		cbc_pass(k, nr, out, in, 1, &last, cfb, 0);
 		n -= 2, in += 32, out += 32;
 	}
 	*outp = out, *inp = in, *np = n, *lastp = last;
