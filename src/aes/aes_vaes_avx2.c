@@ -357,6 +357,9 @@ static TGT void cfb_dec(const void *ksp, uint8_t *out, const uint8_t *in, size_t
  * doubled, the carries out of qwords 0 and 1 to bit 0 of qword 1 and to
  * 0x87 in qword 0, from the sign dwords shuffled to where they land. */
 #define XTS_POLY_Y _mm256_set_epi32(0, 1, 0, 0x87, 0, 1, 0, 0x87)
+/* The reduction polynomial's low terms in each lane's low qword, for the
+ * carry-less multiplies of xts_times_alpha16 and xts_times_alpha_k. */
+#define XTS_CLMUL_P _mm256_set_epi64x(0, 0x87, 0, 0x87)
 
 /* One doubling of x, its carries from the shadow r of x's sign dwords
  * (shuffled to where the carries land), which is doubled beside it. */
@@ -406,8 +409,7 @@ INLINE TGT void xts_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
  * 16 bits shifted out reduced by one carry-less multiply by 0x87. */
 INLINE TGT __m256i xts_times_alpha16(__m256i t)
 {
-	const __m256i p = _mm256_set_epi64x(0, 0x87, 0, 0x87);
-	__m256i red = _mm256_clmulepi64_epi128(_mm256_srli_si256(t, 14), p, 0x00);
+	__m256i red = _mm256_clmulepi64_epi128(_mm256_srli_si256(t, 14), XTS_CLMUL_P, 0x00);
 	return _mm256_xor_si256(_mm256_slli_si256(t, 2), red);
 }
 
@@ -416,9 +418,8 @@ INLINE TGT __m256i xts_times_alpha16(__m256i t)
  * high one reduced by a carry-less multiply by 0x87. */
 INLINE TGT __m256i xts_times_alpha_k(__m256i t, int k)
 {
-	const __m256i p = _mm256_set_epi64x(0, 0x87, 0, 0x87);
 	__m256i out = _mm256_srli_epi64(t, 64 - k);
-	__m256i red = _mm256_clmulepi64_epi128(_mm256_srli_si256(out, 8), p, 0x00);
+	__m256i red = _mm256_clmulepi64_epi128(_mm256_srli_si256(out, 8), XTS_CLMUL_P, 0x00);
 	return _mm256_xor_si256(_mm256_xor_si256(_mm256_slli_epi64(t, k), _mm256_slli_si256(out, 8)), red);
 }
 
