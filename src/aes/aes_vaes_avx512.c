@@ -474,30 +474,17 @@ TGT void fb_aes_vaes512_xts_dec(const void *ks, uint8_t *out, const uint8_t *in,
 	xts_any(ks, out, in, n, tweak, 1);
 }
 
-/* A data unit from its tweak as given (the xts_unit hooks): the tweak is
- * encrypted here and broadcast from a register. */
-INLINE TGT void xts_unit(const fb_aes_x86_ks *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
-			 const uint8_t *iv, int dir)
+/* A data unit of XTS_Z_MIN blocks or more from its tweak as given (the
+ * xts_unit hooks): the tweak is encrypted here and broadcast from a register. */
+INLINE TGT void xts_unit_wide(const fb_aes_x86_ks *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
+			      const uint8_t *iv, int dir)
 {
-	if (n < XTS_Z_MIN) {
-		(dir ? fb_aes_ni_xts_unit_dec : fb_aes_ni_xts_unit_enc)(ks, tks, out, in, n, iv);
-		return;
-	}
 	__m128i t = fb_aes_ni_tweak(tks, iv);
 	BY_ROUNDS(ks, xts_nr, ks, out, in, n, &t, dir);
 }
 
-static TGT void xts_unit_enc(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
-			     const uint8_t *iv)
-{
-	xts_unit(ks, tks, out, in, n, iv, 0);
-}
-
-static TGT void xts_unit_dec(const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n,
-			     const uint8_t *iv)
-{
-	xts_unit(ks, tks, out, in, n, iv, 1);
-}
+FB_AES_XTS_UNIT_HOOK(TGT, XTS_Z_MIN, enc, 0)
+FB_AES_XTS_UNIT_HOOK(TGT, XTS_Z_MIN, dec, 1)
 
 const fb_kernel fb_aes_vaes_avx512 = {
 	.name = "aes/vaes-avx512",

@@ -94,6 +94,28 @@ void fb_aes_ni_cbc_enc(const void *ks, uint8_t *out, const uint8_t *in, size_t n
 		}                                                  \
 	} while (0)
 
+/* The xts_unit hook xts_unit_<dir> of a wide kernel whose inline
+ * xts_unit_wide(ks, tks, out, in, n, iv, dir) takes units of min blocks or
+ * more: a shorter unit goes straight on to AES-NI's fused unit, tested
+ * before the wide code's frame (stack realignment, register saves) is set
+ * up; the wide code, out of line, is told n >= min. */
+#define FB_AES_XTS_UNIT_HOOK(tgt, min, dir, d)                                                          \
+	static __attribute__((noinline)) tgt void xts_unit_wide_##dir(                                   \
+		const void *ks, const void *tks, uint8_t *out, const uint8_t *in, size_t n, const uint8_t *iv) \
+	{                                                                                               \
+		if (n < (min))                                                                          \
+			__builtin_unreachable();                                                        \
+		xts_unit_wide(ks, tks, out, in, n, iv, d);                                              \
+	}                                                                                               \
+	static tgt void xts_unit_##dir(const void *ks, const void *tks, uint8_t *out, const uint8_t *in,  \
+				       size_t n, const uint8_t *iv)                                       \
+	{                                                                                               \
+		if (__builtin_expect(n < (min), 0))                                                     \
+			fb_aes_ni_xts_unit_##dir(ks, tks, out, in, n, iv);                              \
+		else                                                                                    \
+			xts_unit_wide_##dir(ks, tks, out, in, n, iv);                                   \
+	}
+
 /* Writes back a CTR block whose low 32-bit counter is now lo: blk is the
  * block as loaded. All 16 bytes are stored, because the next update loads
  * all 16, and a load that a narrower store only partly covers cannot take
