@@ -17,6 +17,7 @@ static void gc_class(void)
 {
 	static int done;
 	const char *cls = getenv("FASTBLOCK_PEER_CLASS");
+	/* avx2 turns all four off, avx2-vaes the first three (VAES stays on). */
 	static const char *const off[] = { "intel-avx512", "intel-gfni", "intel-fast-vpgather",
 					   "intel-vaes-vpclmul" };
 	size_t n = 0;
