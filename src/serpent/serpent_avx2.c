@@ -12,7 +12,8 @@
  *
  * S-boxes are the two-input circuits of gen/serpent_tables.py (14-18
  * and/or/xor/andnot each; complemented outputs are undone by the keys ke/kd,
- * see serpent.h); a rotation costs three instructions (shift, shift, or).
+ * see serpent.h); a rotation costs three instructions (shift, shift, or;
+ * by 1 an add for the first shift).
  * Partial groups use vpmaskmovd loads and stores; one block goes to the
  * portable code.  No table lookups, no secret-dependent branches:
  * constant-time.
@@ -34,7 +35,12 @@ typedef __m256i V;
 #define ANDN(a, b) _mm256_andnot_si256((a), (b))
 #define XOR3(a, b, c) XOR((a), XOR((b), (c))) /* a arrives last (serpent.h) */
 #define SHL(x, n) _mm256_slli_epi32((x), (n))
-#define ROL(x, n) OR(SHL((x), (n)), _mm256_srli_epi32((x), 32 - (n)))
+#define ROLS(x, n) OR(SHL((x), (n)), _mm256_srli_epi32((x), 32 - (n)))
+/* x <<< 1 as (x + x) | (x >> 31): one shift, not two. Zen 1 and Zen 2 shift
+ * on one of their four vector pipes (FP2), so LT's 14 shifts, not the
+ * round's ~49 operations on four pipes, would bound a round there. */
+#define ROL1(x) OR(_mm256_add_epi32((x), (x)), _mm256_srli_epi32((x), 31))
+#define ROL(x, n) ((n) == 1 ? ROL1(x) : ROLS(x, n))
 #define KEY(k, j) _mm256_set1_epi32((int)(k)[j])
 
 #define KX(k, x0, x1, x2, x3) do { \
