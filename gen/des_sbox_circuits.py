@@ -11,7 +11,7 @@ against the reference DES there, and writes the C header.
 Usage:
   python3 gen/des_sbox_circuits.py OUTPATH
       write the header (the committed src/des/des_bs_sboxes.h)
-  python3 gen/des_sbox_circuits.py --search lut|gate SECONDS [SBOX ...]
+  python3 gen/des_sbox_circuits.py --search lut|gate|gatep SECONDS [SBOX ...]
       compile and run the search, keep any circuit smaller than the one in
       gen/des_sbox_circuits.txt (rewrites that file)
 """
@@ -28,6 +28,10 @@ import des_tables as D  # noqa: E402
 CIRCUITS = os.path.join(HERE, "des_sbox_circuits.txt")
 SEARCH_SRC = os.path.join(HERE, "des_sbox_search.c")
 MODES = ("lut", "gate")
+# Sections of the circuit file: MODES, and "gatep", a two-input circuit (NOT
+# gates allowed) searched with NOTs free for the single-key rounds, which
+# absorb them (absorb_nots); where an S-box has none, its gate circuit serves.
+SOURCES = MODES + ("gatep",)
 M64 = (1 << 64) - 1
 
 
@@ -186,8 +190,11 @@ def write_circuits(circs, path=CIRCUITS):
                 "# inputs b1..b6; 'lut 0xII a b c' is vpternlog with immediate II and\n"
                 "# operands a, b, c (a is the most significant index bit); 'andn a b' is\n"
                 "# ~a & b; out0..out3 are the outputs, most significant first ('~' =\n"
-                "# complemented, lut mode only). cost = gates + XORs into L not folded.\n")
-        for mode in MODES:
+                "# complemented, lut mode only). cost = gates + XORs into L not folded.\n"
+                "# 'gatep' sections: two-input circuits searched with NOT gates free\n"
+                "# (des_sbox_search.c gatep) for the single-key rounds, which absorb\n"
+                "# the NOTs; S-boxes without one use their gate circuit there.\n")
+        for mode in SOURCES:
             for s in range(8):
                 if (s, mode) in circs:
                     f.write("\n" + circs[(s, mode)].text() + "\n")
@@ -582,7 +589,8 @@ def render(circs):
             parts.append(c_sbox_macro(circs[(s, mode)]))
         parts.append(c_round_macro(mode))
     parts += [
-        f"/* DES_BS_GATEP_Sj: DES_BS_GATE_Sj with its NOT gates absorbed ({gatep} gates);",
+        f"/* DES_BS_GATEP_Sj: the gatep circuits (DES_BS_GATE_Sj where the circuit file",
+        f" * has none) with their NOT gates absorbed ({gatep} gates);",
         " * outputs it leaves complemented are undone by round keys 1, 2, 5, 6, 9, 10,",
         " * 13 and 14 (either direction) flipped where des_bs_gatep_flip[j] is 1",
         " * (see gen/des_sbox_circuits.py, absorb_nots). */",
@@ -627,7 +635,13 @@ def render(circs):
 
 # ---- search driver ------------------------------------------------------------------
 
+def gatep_source(circs, s):
+    """The circuit the single-key rounds absorb for S-box s."""
+    return circs.get((s, "gatep"), circs.get((s, "gate")))
+
+
 def search(mode, seconds, sboxes):
+    """gatep: kept where its NOT-free count beats the circuit absorbed now."""
     circs = read_circuits() if os.path.exists(CIRCUITS) else {}
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "search")
@@ -639,9 +653,10 @@ def search(mode, seconds, sboxes):
                                  capture_output=True, text=True, check=True).stdout.splitlines()
             new = parse(res[1:], s, mode)
             new.check()
-            old = circs.get((s, mode))
-            print(f"S{s + 1} {mode}: new cost {new.cost()}, old {old.cost() if old else '-'}")
-            if old is None or new.cost() < old.cost():
+            old = gatep_source(circs, s) if mode == "gatep" else circs.get((s, mode))
+            cost = (lambda c: absorb_nots(c).cost()) if mode == "gatep" else (lambda c: c.cost())
+            print(f"S{s + 1} {mode}: new cost {cost(new)}, old {cost(old) if old else '-'}")
+            if old is None or cost(new) < cost(old):
                 circs[(s, mode)] = new
                 write_circuits(circs)
 
@@ -652,10 +667,10 @@ def main():
         search(sys.argv[2], float(sys.argv[3]), sboxes)
         return
     if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
-        sys.exit("usage: des_sbox_circuits.py [OUTPATH] | --search lut|gate SECONDS [SBOX ...]")
+        sys.exit("usage: des_sbox_circuits.py [OUTPATH] | --search lut|gate|gatep SECONDS [SBOX ...]")
     circs = read_circuits()
     for sb in range(8):
-        circs[(sb, "gatep")] = absorb_nots(circs[(sb, "gate")])
+        circs[(sb, "gatep")] = absorb_nots(gatep_source(circs, sb))
     self_check(circs)
     text = render(circs)
     if len(sys.argv) > 1:

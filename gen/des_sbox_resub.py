@@ -17,15 +17,18 @@ and replaces v when that costs fewer gates than the cone it frees. Moves of
 zero gain are taken at random too, so that later passes see other circuits;
 restarts keep the smallest circuit. The S-box outputs themselves have no
 don't-cares (all 64 inputs are defined), so every change keeps the S-box.
+In gatep mode (the single-key rounds' circuits, whose NOTs are absorbed)
+a NOT costs nothing: a gate may also be re-made as the complement of its
+function, followed by a NOT.
 
 A circuit the search would not have kept can shrink more than the kept
 one: --fresh also runs gen/des_sbox_search.c from new seeds and passes each
 circuit it returns through the same resubstitution.
 
 Usage:
-  python3 gen/des_sbox_resub.py [--file PATH] lut|gate SECONDS [SBOX ...]
+  python3 gen/des_sbox_resub.py [--file PATH] lut|gate|gatep SECONDS [SBOX ...]
       resubstitution on the circuits of gen/des_sbox_circuits.txt
-  python3 gen/des_sbox_resub.py --fresh N SEARCH_SECONDS lut|gate SECONDS [SBOX ...]
+  python3 gen/des_sbox_resub.py --fresh N SEARCH_SECONDS lut|gate|gatep SECONDS [SBOX ...]
       and on N new circuits per S-box from the search (SEARCH_SECONDS each)
 Either rewrites gen/des_sbox_circuits.txt where a circuit got cheaper (then
 regenerate src/des/des_bs_sboxes.h with des_sbox_circuits.py).
@@ -117,7 +120,8 @@ class Net:
         return seen, ref
 
     def gates(self):
-        return sum(1 for v in self.live()[0] if v >= 6)
+        """Gates that cost: in gatep mode NOTs are free (absorbed)."""
+        return sum(1 for v in self.live()[0] if v >= 6 and not (self.mode == "gatep" and self.op[v] == "not"))
 
     def to_circuit(self):
         """Back to des_sbox_circuits.Circuit, dead gates dropped, renumbered."""
@@ -369,6 +373,23 @@ def topo(net):
     return out
 
 
+def flip(tt, v):
+    """tt with node v complemented: a plan for it makes ~v."""
+    tt = list(tt)
+    tt[v] = ~tt[v] & M64
+    return tt
+
+
+def negated(plan):
+    """A plan for ~v followed by a (free, gatep) NOT."""
+    if plan is None:
+        return None
+    new, res = plan
+    if not new:
+        return [("not", (res,), 0)], None
+    return new + [("not", (-1,), 0)], None
+
+
 def one_pass(net, rnd, zero_moves, deadline):
     """Tries every gate once (random order); takes each move that gains, and
     zero-gain moves with probability zero_moves. Returns (net, changed)."""
@@ -390,16 +411,20 @@ def one_pass(net, rnd, zero_moves, deadline):
         m = care_set(net, tt, v0)
         if m == 0:
             continue
-        budget = min(len(cone), 2 if net.mode == "gate" else 1)
-        if net.mode == "gate" and len(cone) >= 4:
+        two = net.mode in ("gate", "gatep")
+        size = sum(1 for x in cone if not (net.mode == "gatep" and net.op[x] == "not"))
+        budget = min(size, 2 if two else 1)
+        if two and size >= 4:
             budget = 3  # three new gates only where they gain
         plan = None
         for b in range(budget + 1):
-            if len(cone) - b < 0:
+            if size - b < 0:
                 break
-            if len(cone) - b == 0 and rnd.random() >= zero_moves:
+            if size - b == 0 and rnd.random() >= zero_moves:
                 break
             plan = find_resub(net, tt, v0, m, cands, b, rnd)
+            if plan is None and net.mode == "gatep":
+                plan = negated(find_resub(net, flip(tt, v0), v0, m, cands, b, rnd))
             if plan is not None:
                 break
         if plan is None:
@@ -445,14 +470,29 @@ def fresh_circuits(exe, mode, s, n, seconds, rnd):
 
 
 def improve(circs, s, mode, start, seconds, seed, path):
-    old = circs[(s, mode)]
+    old = current(circs, s, mode)
     new = optimize(start, seconds, seed)
     new.check()
-    print(f"S{s + 1} {mode}: from {start.gates()} gates, now {new.gates()} (cost {new.cost()}); "
-          f"kept {old.gates()} (cost {old.cost()})", flush=True)
-    if new.cost() < old.cost():
+    print(f"S{s + 1} {mode}: from {cost(start)} gates, now {cost(new)}; kept {cost(old)}", flush=True)
+    if cost(new) < cost(old):
         circs[(s, mode)] = new
         C.write_circuits(circs, path)
+
+
+def current(circs, s, mode):
+    """The circuit to beat: for gatep the one the single-key rounds absorb now
+    (the file's gatep circuit or else its gate circuit), read as gatep."""
+    if mode != "gatep":
+        return circs[(s, mode)]
+    c = C.gatep_source(circs, s)
+    q = C.Circuit(s, "gatep")
+    q.nodes, q.outs = list(c.nodes), list(c.outs)
+    return q
+
+
+def cost(c):
+    """Gates and XORs into L; gatep circuits with their NOTs absorbed."""
+    return C.absorb_nots(c).cost() if c.mode == "gatep" else c.cost()
 
 
 def main():
@@ -464,7 +504,7 @@ def main():
     if len(args) >= 3 and args[0] == "--fresh":
         fresh = (int(args[1]), float(args[2]))
         args = args[3:]
-    if len(args) < 2 or args[0] not in C.MODES:
+    if len(args) < 2 or args[0] not in C.SOURCES:
         sys.exit(__doc__)
     mode, seconds = args[0], float(args[1])
     sboxes = [int(x) - 1 for x in args[2:]] or list(range(8))
@@ -475,7 +515,7 @@ def main():
         if fresh:
             subprocess.check_call(["cc", "-O2", "-o", exe, C.SEARCH_SRC])
         for s in sboxes:
-            improve(circs, s, mode, circs[(s, mode)], seconds, rnd.getrandbits(32), path)
+            improve(circs, s, mode, current(circs, s, mode), seconds, rnd.getrandbits(32), path)
             if fresh:
                 for c in fresh_circuits(exe, mode, s, fresh[0], fresh[1], rnd):
                     improve(circs, s, mode, c, seconds, rnd.getrandbits(32), path)

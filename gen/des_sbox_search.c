@@ -2,9 +2,11 @@
  * des_sbox_search: finds small Boolean circuits for the eight DES S-boxes,
  * for bitsliced DES.
  *
- * Two gate sets:
- *   lut  - any 3-input function (x86 vpternlog), the target of des/bs-avx512;
- *   gate - AND, OR, XOR, ANDN (~a & b) and NOT (des/bs-avx2, 2-input SIMD).
+ * Three gate sets:
+ *   lut   - any 3-input function (x86 vpternlog), the target of des/bs-avx512;
+ *   gate  - AND, OR, XOR, ANDN (~a & b) and NOT (des/bs-avx2, 2-input SIMD);
+ *   gatep - the same with NOT free: des/bs-avx2's single-key rounds absorb
+ *           every NOT (see pol_mode below).
  *
  * Method (after M. Kwan, "Reducing the Gate Count of Bitslice DES", 2000,
  * and its LUT adaptations by DeepLearningJohnDoe's SBOXDiscovery and
@@ -19,7 +21,7 @@
  * orders and output orders, many restarts, keep the smallest circuit.
  *
  * Usage: des_sbox_search MODE SECONDS SEED TT0 TT1 TT2 TT3
- *   MODE lut|gate; TTk = hex truth table of output bit k (bit x of TTk is
+ *   MODE lut|gate|gatep; TTk = hex truth table of output bit k (bit x of TTk is
  *   output bit k for input x, input bit 5 = S-box input b1).
  * Prints the best circuit found in the format read by des_sbox_circuits.py.
  */
@@ -29,16 +31,25 @@
 #include <string.h>
 #include <time.h>
 
-#define MAXN 160
+#define MAXN 240
 enum { OP_IN, OP_LUT, OP_AND, OP_OR, OP_XOR, OP_ANDN, OP_NOT };
 
 typedef struct {
-	int n;
+	int n, nots;
 	uint64_t tt[MAXN];
 	uint8_t op[MAXN], a[MAXN], b[MAXN], c[MAXN], imm[MAXN];
 } circ;
 
 static int lut_mode;
+/* gatep: NOT gates are free. des/bs-avx2's single-key rounds keep any node
+ * complemented where that saves its NOT (gen/des_sbox_circuits.py
+ * absorb_nots: every AND, OR or ANDN of complemented operands is one of
+ * the four gates with a complemented result; complemented outputs are
+ * undone by flipped round keys), so there the gate set is every two-input
+ * AND-type function of either polarity, XOR and XNOR. */
+static int pol_mode;
+/* Gates that cost: NOTs are free in gatep mode. */
+#define SIZE(c) ((c)->n - (c)->nots)
 static int use_s2 = 1;
 static uint64_t rng_state;
 static uint64_t X[6];
@@ -84,6 +95,8 @@ static int add_gate(circ *c, int op, int x, int y)
 	int i = c->n++;
 	c->op[i] = op; c->a[i] = x; c->b[i] = y; c->c[i] = 0; c->imm[i] = 0;
 	c->tt[i] = gate2(op, c->tt[x], c->tt[y]);
+	if (op == OP_NOT)
+		c->nots++;
 	return i;
 }
 
@@ -109,15 +122,34 @@ static int func3(uint64_t t, uint64_t m, uint64_t x, uint64_t y, uint64_t z, uns
 }
 
 /* A node equal to t on m: in lut mode complements count as equal (the
- * consumer LUT absorbs them); with 2-input gates only exact matches. */
-static int find_existing(const circ *c, uint64_t t, uint64_t m)
+ * consumer LUT absorbs them); with 2-input gates only exact matches, and in
+ * gatep mode a complement through a (free) NOT. */
+static int find_existing(circ *c, uint64_t t, uint64_t m)
 {
+	int compl = -1;
 	for (int i = 0; i < c->n; i++) {
 		uint64_t d = (c->tt[i] ^ t) & m;
 		if (!d || (lut_mode && d == m))
 			return i;
+		if (d == m && compl < 0)
+			compl = i;
 	}
+	if (pol_mode && compl >= 0)
+		return add_gate(c, OP_NOT, compl, compl);
 	return -1;
+}
+
+/* Gate op over x, y, equal to t on m, or (gatep) to its complement. */
+static int gate_fits(uint64_t r, uint64_t t, uint64_t m)
+{
+	return !((r ^ t) & m) || (pol_mode && !((~r ^ t) & m));
+}
+
+/* Adds gate op and, if its result is t's complement on m, a NOT. */
+static int add_fitting(circ *c, int op, int x, int y, uint64_t t, uint64_t m)
+{
+	int g = add_gate(c, op, x, y);
+	return (c->tt[g] ^ t) & m ? add_gate(c, OP_NOT, g, g) : g;
 }
 
 static int order[MAXN];
@@ -159,8 +191,8 @@ static int one_gate(circ *c, uint64_t t, uint64_t m)
 					continue;
 				if (x == y)
 					continue;
-				if (!((gate2(op, c->tt[x], c->tt[y]) ^ t) & m))
-					return add_gate(c, op, x, y);
+				if (gate_fits(gate2(op, c->tt[x], c->tt[y]), t, m))
+					return add_fitting(c, op, x, y, t, m);
 			}
 		}
 	for (int i = 0; i < n; i++)
@@ -191,11 +223,11 @@ static int two_gates(circ *c, uint64_t t, uint64_t m)
 						for (int op1 = OP_AND; op1 <= OP_ANDN + 1; op1++) {
 							/* OP_ANDN+1: ANDN with y first */
 							uint64_t r = op1 <= OP_ANDN ? gate2(op1, x, y) : (~y & x);
-							if (!((r ^ t) & m)) {
+							if (gate_fits(r, t, m)) {
 								int g = add_gate(c, op2, d, e);
 								if (op1 <= OP_ANDN)
-									return add_gate(c, op1, ord[k], g);
-								return add_gate(c, OP_ANDN, g, ord[k]);
+									return add_fitting(c, op1, ord[k], g, t, m);
+								return add_fitting(c, OP_ANDN, g, ord[k], t, m);
 							}
 						}
 					}
@@ -310,7 +342,7 @@ static int lut_second(circ *c, uint64_t t, uint64_t h, uint64_t pt, int lvl, con
 		return q1;
 	}
 	circ w2 = *c;
-	int lim2 = q1 >= 0 ? w1.n - 1 : limit;
+	int lim2 = q1 >= 0 ? SIZE(&w1) - 1 : limit;
 	int q2 = rec(&w2, t ^ pt, mm, lvl, perm, lim2);
 	if (q2 >= 0) {
 		*c = w2;
@@ -325,15 +357,17 @@ static int lut_second(circ *c, uint64_t t, uint64_t h, uint64_t pt, int lvl, con
  * would exceed limit nodes. */
 static int rec(circ *c, uint64_t t, uint64_t m, int lvl, const int *perm, int limit)
 {
+	if (c->n + 8 > MAXN) /* room for gatep's NOTs */
+		return -1;
 	int g = find_existing(c, t, m);
 	if (g >= 0)
 		return g;
-	if (c->n + 1 > limit)
+	if (SIZE(c) + 1 > limit)
 		return -1;
 	g = one_gate(c, t, m);
 	if (g >= 0)
 		return g;
-	if (c->n + 2 > limit)
+	if (SIZE(c) + 2 > limit)
 		return -1;
 	if (use_s2 && lvl >= s2_min_level) {
 		g = two_gates(c, t, m);
@@ -349,8 +383,7 @@ static int rec(circ *c, uint64_t t, uint64_t m, int lvl, const int *perm, int li
 	uint64_t xv = X[v];
 	int xi = 5 - v; /* node index of input variable v: inputs are b1..b6 = nodes 0..5 */
 	circ best, work;
-	int bestg = -1;
-	best.n = limit + 1;
+	int bestg = -1, bests = limit + 1;
 	int nvar = lut_mode ? 4 : 5;
 	int first = (int)(rnd() % (unsigned)nvar);
 	/* deeper levels: try fewer variants */
@@ -358,7 +391,7 @@ static int rec(circ *c, uint64_t t, uint64_t m, int lvl, const int *perm, int li
 	for (int vi = 0; vi < tries; vi++) {
 		int variant = (first + vi) % nvar;
 		work = *c;
-		int lim = best.n <= limit ? best.n - 1 : limit;
+		int lim = bests <= limit ? bests - 1 : limit;
 		int r = -1, p, q;
 		switch (variant) {
 		case 0: /* halves: x=1 first */
@@ -449,8 +482,9 @@ static int rec(circ *c, uint64_t t, uint64_t m, int lvl, const int *perm, int li
 			break;
 		}
 		}
-		if (r >= 0 && work.n < best.n) {
+		if (r >= 0 && SIZE(&work) < bests) {
 			best = work;
+			bests = SIZE(&work);
 			bestg = r;
 		}
 	}
@@ -492,16 +526,17 @@ static int final_cost(const circ *c, const int *out, int *xors)
 			nx++;
 	}
 	*xors = nx;
-	return c->n - 6 + nx;
+	return SIZE(c) - 6 + nx;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc != 8) {
-		fprintf(stderr, "usage: %s lut|gate SECONDS SEED TT0 TT1 TT2 TT3\n", argv[0]);
+		fprintf(stderr, "usage: %s lut|gate|gatep SECONDS SEED TT0 TT1 TT2 TT3\n", argv[0]);
 		return 2;
 	}
 	lut_mode = !strcmp(argv[1], "lut");
+	pol_mode = !strcmp(argv[1], "gatep");
 	double seconds = atof(argv[2]);
 	rng_state = strtoull(argv[3], 0, 0) * 0x9E3779B97F4A7C15ull + 1;
 	uint64_t tt[4];
@@ -519,6 +554,7 @@ int main(int argc, char **argv)
 	}
 	circ init;
 	init.n = 6;
+	init.nots = 0;
 	for (int i = 0; i < 6; i++) {
 		init.op[i] = OP_IN;
 		init.tt[i] = X[5 - i]; /* node i = S-box input b(i+1) */
@@ -527,7 +563,7 @@ int main(int argc, char **argv)
 	int bestout[4] = {0}, bestcost = 1 << 30, bestx = 0;
 	long iters = 0;
 	clock_t t0 = clock();
-	int limit = MAXN - 4;
+	int limit = 156;
 	while ((double)(clock() - t0) / CLOCKS_PER_SEC < seconds) {
 		iters++;
 		int perm[6], oo[4];
@@ -570,7 +606,7 @@ int main(int argc, char **argv)
 			best = c;
 			memcpy(bestout, out, sizeof out);
 			bestx = nx;
-			fprintf(stderr, "iter %ld: %d gates + %d xors = %d (%.1fs)\n", iters, c.n - 6, nx, cost,
+			fprintf(stderr, "iter %ld: %d gates + %d xors = %d (%.1fs)\n", iters, SIZE(&c) - 6, nx, cost,
 				(double)(clock() - t0) / CLOCKS_PER_SEC);
 		}
 	}
