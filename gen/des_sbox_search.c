@@ -95,7 +95,7 @@ static int add_gate(circ *c, int op, int x, int y)
 	int i = c->n++;
 	c->op[i] = op; c->a[i] = x; c->b[i] = y; c->c[i] = 0; c->imm[i] = 0;
 	c->tt[i] = gate2(op, c->tt[x], c->tt[y]);
-	if (op == OP_NOT)
+	if (op == OP_NOT && pol_mode)
 		c->nots++;
 	return i;
 }
