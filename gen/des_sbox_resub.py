@@ -473,7 +473,8 @@ def improve(circs, s, mode, start, seconds, seed, path):
     old = current(circs, s, mode)
     new = optimize(start, seconds, seed)
     new.check()
-    print(f"S{s + 1} {mode}: from {cost(start)} gates, now {cost(new)}; kept {cost(old)}", flush=True)
+    print(f"S{s + 1} {mode}: cost (gates and XORs into L) from {cost(start)}, now {cost(new)}; "
+          f"kept {cost(old)}", flush=True)
     if cost(new) < cost(old):
         circs[(s, mode)] = new
         C.write_circuits(circs, path)
