@@ -1016,68 +1016,67 @@
 	(o4) = BS_XOR((o4), n41); \
 } while (0)
 
-/* S5: 55 gates, 4 separate XORs into L. */
+/* S5: 54 gates, 4 separate XORs into L. */
 #define DES_BS_GATEP_S5(a1, a2, a3, a4, a5, a6, o1, o2, o3, o4) do { \
 	BS_T x1 = (a1), x2 = (a2), x3 = (a3), x4 = (a4), x5 = (a5), x6 = (a6); \
-	BS_T n7 = BS_XOR(x3, x4); \
-	BS_T n8 = BS_AND(n7, x6); \
-	BS_T n9 = BS_OR(x3, x6); \
-	BS_T n10 = BS_ANDN(x1, n9); \
-	BS_T n11 = BS_XOR(n10, n8); \
-	BS_T n12 = BS_ANDN(n11, x4); \
-	BS_T n13 = BS_XOR(x4, x6); \
-	BS_T n14 = BS_AND(n13, x3); \
-	BS_T n16 = BS_ANDN(n14, x4); \
-	BS_T n17 = BS_XOR(x1, n12); \
-	BS_T n18 = BS_XOR(n14, n10); \
-	BS_T n19 = BS_XOR(n18, x4); \
-	BS_T n20 = BS_XOR(n19, n17); \
-	BS_T n21 = BS_XOR(n20, n16); \
-	BS_T n22 = BS_ANDN(n12, n21); \
-	BS_T n24 = BS_ANDN(n22, x2); \
-	BS_T n25 = BS_ANDN(x1, n16); \
-	BS_T n26 = BS_XOR(n9, n25); \
-	BS_T n27 = BS_XOR(n26, n24); \
-	BS_T n28 = BS_ANDN(n19, n27); \
-	BS_T n29 = BS_OR(n28, x4); \
-	BS_T n30 = BS_AND(n26, n24); \
-	BS_T n31 = BS_ANDN(n30, n29); \
-	BS_T n32 = BS_AND(x2, n31); \
-	BS_T n33 = BS_XOR(n32, n31); \
-	BS_T n34 = BS_XOR(n20, n33); \
-	BS_T n36 = BS_OR(n31, x6); \
-	BS_T n37 = BS_OR(n36, n34); \
-	BS_T n38 = BS_ANDN(x2, n37); \
-	BS_T n39 = BS_AND(n38, n28); \
-	BS_T n40 = BS_OR(n11, n10); \
-	BS_T n41 = BS_XOR(n26, n40); \
-	BS_T n42 = BS_OR(n7, n12); \
-	BS_T n43 = BS_XOR(n42, n41); \
-	BS_T n44 = BS_ANDN(n43, n34); \
-	BS_T n46 = BS_XOR(n44, n39); \
-	BS_T n47 = BS_ANDN(n46, x5); \
-	BS_T n48 = BS_ANDN(x1, n21); \
-	BS_T n49 = BS_XOR(n48, n32); \
-	BS_T n50 = BS_OR(n49, n17); \
-	BS_T n51 = BS_AND(n50, n37); \
-	BS_T n52 = BS_AND(x2, n51); \
-	BS_T n53 = BS_AND(n22, n36); \
-	BS_T n54 = BS_XOR(n53, n52); \
-	BS_T n55 = BS_XOR(n54, n47); \
-	(o1) = BS_XOR((o1), n55); \
-	BS_T n56 = BS_ANDN(n18, n43); \
-	BS_T n57 = BS_ANDN(n56, x5); \
-	BS_T n58 = BS_XOR(n34, n57); \
-	(o2) = BS_XOR((o2), n58); \
-	BS_T n59 = BS_OR(x5, n49); \
-	BS_T n60 = BS_XOR(n38, n41); \
-	BS_T n61 = BS_XOR(n60, n59); \
-	(o3) = BS_XOR((o3), n61); \
-	BS_T n62 = BS_ANDN(x5, n27); \
-	BS_T n63 = BS_OR(x2, n42); \
-	BS_T n64 = BS_XOR(n18, n63); \
-	BS_T n65 = BS_XOR(n64, n62); \
-	(o4) = BS_XOR((o4), n65); \
+	BS_T n6 = BS_ANDN(x4, x3); \
+	BS_T n7 = BS_OR(n6, x1); \
+	BS_T n8 = BS_XOR(x4, n7); \
+	BS_T n9 = BS_ANDN(x6, n8); \
+	BS_T n11 = BS_XOR(x3, n9); \
+	BS_T n12 = BS_ANDN(x3, n8); \
+	BS_T n13 = BS_OR(n12, n11); \
+	BS_T n14 = BS_ANDN(x5, n13); \
+	BS_T n16 = BS_AND(x4, n9); \
+	BS_T n17 = BS_XOR(n16, n11); \
+	BS_T n19 = BS_AND(x5, n17); \
+	BS_T n20 = BS_ANDN(x3, x1); \
+	BS_T n22 = BS_OR(x6, n20); \
+	BS_T n23 = BS_XOR(x1, n6); \
+	BS_T n24 = BS_XOR(n23, n22); \
+	BS_T n25 = BS_XOR(n7, n12); \
+	BS_T n27 = BS_AND(n13, n25); \
+	BS_T n28 = BS_OR(n8, x6); \
+	BS_T n29 = BS_ANDN(n27, n28); \
+	BS_T n31 = BS_AND(n29, n24); \
+	BS_T n32 = BS_ANDN(n31, n8); \
+	BS_T n33 = BS_XOR(n32, n19); \
+	BS_T n34 = BS_ANDN(n24, n25); \
+	BS_T n35 = BS_ANDN(n34, n33); \
+	BS_T n37 = BS_XOR(n35, n14); \
+	BS_T n38 = BS_OR(x2, n37); \
+	BS_T n39 = BS_OR(x5, n11); \
+	BS_T n40 = BS_XOR(n24, n39); \
+	BS_T n41 = BS_OR(n40, n19); \
+	BS_T n42 = BS_XOR(x6, n41); \
+	BS_T n44 = BS_ANDN(n42, x5); \
+	BS_T n45 = BS_OR(x5, n29); \
+	BS_T n46 = BS_XOR(n25, n45); \
+	BS_T n47 = BS_XOR(n16, n32); \
+	BS_T n49 = BS_ANDN(n47, n46); \
+	BS_T n50 = BS_XOR(x1, n17); \
+	BS_T n51 = BS_XOR(n50, n49); \
+	BS_T n53 = BS_XOR(n51, n44); \
+	BS_T n54 = BS_XOR(n53, n38); \
+	(o1) = BS_XOR((o1), n54); \
+	BS_T n55 = BS_OR(x4, n50); \
+	BS_T n56 = BS_AND(x2, n55); \
+	BS_T n57 = BS_AND(n23, n50); \
+	BS_T n59 = BS_OR(x5, n57); \
+	BS_T n60 = BS_OR(x6, n47); \
+	BS_T n61 = BS_XOR(n25, n60); \
+	BS_T n62 = BS_XOR(n61, n59); \
+	BS_T n63 = BS_XOR(n62, n56); \
+	(o2) = BS_XOR((o2), n63); \
+	BS_T n64 = BS_XOR(x5, n55); \
+	BS_T n65 = BS_XOR(n11, n31); \
+	BS_T n66 = BS_ANDN(n65, n64); \
+	BS_T n68 = BS_OR(x2, n66); \
+	BS_T n69 = BS_XOR(n33, n68); \
+	(o3) = BS_XOR((o3), n69); \
+	BS_T n70 = BS_ANDN(x2, n46); \
+	BS_T n71 = BS_XOR(n40, n70); \
+	(o4) = BS_XOR((o4), n71); \
 } while (0)
 
 /* S6: 50 gates, 4 separate XORs into L. */
@@ -1260,7 +1259,7 @@
 #define DES_BS_GATEP_ROUND(A, B, KX) DES_BS_GATEP_ROUND_AT(DES_BS_AT_INDEX, A, B, KX)
 
 /* DES_BS_GATEP_Sj: the gatep circuits (DES_BS_GATE_Sj where the circuit file
- * has none) with their NOT gates absorbed (380 gates);
+ * has none) with their NOT gates absorbed (379 gates);
  * outputs it leaves complemented are undone by round keys 1, 2, 5, 6, 9, 10,
  * 13 and 14 (either direction) flipped where des_bs_gatep_flip[j] is 1
  * (see gen/des_sbox_circuits.py, absorb_nots). */
