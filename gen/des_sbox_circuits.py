@@ -636,8 +636,17 @@ def render(circs):
 # ---- search driver ------------------------------------------------------------------
 
 def gatep_source(circs, s):
-    """The circuit the single-key rounds absorb for S-box s."""
-    return circs.get((s, "gatep"), circs.get((s, "gate")))
+    """The circuit the single-key rounds absorb for S-box s (the file's gatep
+    circuit, else its gate circuit), as a gatep circuit."""
+    c = circs.get((s, "gatep"), circs.get((s, "gate")))
+    q = Circuit(s, "gatep")
+    q.nodes, q.outs = list(c.nodes), list(c.outs)
+    return q
+
+
+def source_cost(c):
+    """Gates and XORs into L; gatep circuits with their NOTs absorbed."""
+    return absorb_nots(c).cost() if c.mode == "gatep" else c.cost()
 
 
 def search(mode, seconds, sboxes):
@@ -654,9 +663,8 @@ def search(mode, seconds, sboxes):
             new = parse(res[1:], s, mode)
             new.check()
             old = gatep_source(circs, s) if mode == "gatep" else circs.get((s, mode))
-            cost = (lambda c: absorb_nots(c).cost()) if mode == "gatep" else (lambda c: c.cost())
-            print(f"S{s + 1} {mode}: new cost {cost(new)}, old {cost(old) if old else '-'}")
-            if old is None or cost(new) < cost(old):
+            print(f"S{s + 1} {mode}: new cost {source_cost(new)}, old {source_cost(old) if old else '-'}")
+            if old is None or source_cost(new) < source_cost(old):
                 circs[(s, mode)] = new
                 write_circuits(circs)
 

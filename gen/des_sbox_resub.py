@@ -481,19 +481,11 @@ def improve(circs, s, mode, start, seconds, seed, path):
 
 
 def current(circs, s, mode):
-    """The circuit to beat: for gatep the one the single-key rounds absorb now
-    (the file's gatep circuit or else its gate circuit), read as gatep."""
-    if mode != "gatep":
-        return circs[(s, mode)]
-    c = C.gatep_source(circs, s)
-    q = C.Circuit(s, "gatep")
-    q.nodes, q.outs = list(c.nodes), list(c.outs)
-    return q
+    """The circuit to beat: for gatep the one the single-key rounds absorb now."""
+    return C.gatep_source(circs, s) if mode == "gatep" else circs[(s, mode)]
 
 
-def cost(c):
-    """Gates and XORs into L; gatep circuits with their NOTs absorbed."""
-    return C.absorb_nots(c).cost() if c.mode == "gatep" else c.cost()
+cost = C.source_cost
 
 
 def main():
