@@ -326,7 +326,7 @@ static const fb_kernel *reference_of(const char *family)
 	return NULL;
 }
 
-#define MAXN 600
+#define MAXN 800 /* run_lengths: 3 x 256 + 5 blocks for a 256-block batch */
 #define MAXB (16 * MAXN)
 enum { OP_ENC, OP_DEC, OP_CTR, OP_CBC_DEC, OP_CBC_ENC, OP_CFB_DEC, OP_CFB_ENC, OP_OFB, OP_XTS_ENC, OP_XTS_DEC,
        OP_XTS_UNIT_ENC, OP_XTS_UNIT_DEC, NOPS };
