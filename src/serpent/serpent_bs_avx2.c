@@ -3,17 +3,21 @@
  * p[32w + j] holds bit j of word w of every block of the batch, so the
  * linear transformation's rotations and shifts are only a choice of
  * planes: a round is 32 S-box circuits (the two-input circuits of
- * serpent/avx2, ~16 gates), 128 key XORs and the 246 XORs of the linear
- * transformation, ~3.5 operations a block, against ~6 in serpent/avx2's
- * word-sliced groups, where a rotation costs three. The planes live in
- * memory (4 KB a buffer); a round reads each twice or three times and
- * stores 192 planes. The price is the transposition in and out (~16
- * operations a block) and a batch of 256 blocks: shorter runs and tails
- * go to serpent/avx2, with which it shares its key schedule (ke, kd).
+ * serpent/avx2, ~15.5 gates), the 246 XORs of the linear transformation
+ * and the round key, ~33 vector operations a slice of 256 blocks, against
+ * ~49 a round for 8 blocks in serpent/avx2, where a rotation costs three
+ * operations and Zen 1/2 shift on one pipe of four. The planes live in
+ * memory (4 KB a buffer); a slice loads ~13 planes and stores 6, so a
+ * round is bound by the vector pipes and the loads together (~11 core
+ * cycles a slice on Zen 4 under the AVX2 mask, ~8.4 by the four pipes).
+ * Carrying planes between slices in registers to save loads spilled or
+ * measured no faster. The price is the transposition in and out (~15% of
+ * a batch) and a batch of 256 blocks: shorter runs and tails go to
+ * serpent/avx2, with which it shares its key schedule (ke, kd).
  *
- * Round-key bits become all-ones or zero dwords once a call (33 x 128,
- * 16.5 KB on the stack, wiped after), broadcast at use. No table lookups,
- * no secret-dependent branches or addresses: constant-time.
+ * Round keys come from a register (KX), nothing key-derived is stored.
+ * No table lookups, no secret-dependent branches or addresses:
+ * constant-time.
  */
 #include "serpent.h"
 #include "../block128_simd.h"
@@ -233,7 +237,10 @@ typedef void round_fn(const V *y, V *o, V *t, const uint32_t *k);
  * the loop needs one induction variable: WL(lo, c) is the wrap of index
  * j - c, WH(lo, c) that of j + c, for the segment starting at lo. (With
  * the indices masked each slice took ~30 integer operations beside its ~30
- * vector ones, 0.8x serpent/avx2's speed on Zen 4 under the AVX2 mask.)
+ * vector ones: 0.8x serpent/avx2's speed on Zen 4 under the AVX2 mask;
+ * with one pointer a term the compiler stepped each, 0.75x.) The loops stay
+ * rolled: the eight rounds' code must stay in the op cache (the slices
+ * unrolled by 2 or 4 ran 0.85-0.88x, fully unrolled 0.9x).
  */
 #define NO_UNROLL _Pragma("GCC unroll 1")
 #define WL(lo, c) ((lo) < (c) ? 32 : 0)
