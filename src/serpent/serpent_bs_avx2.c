@@ -109,21 +109,23 @@ static T256 void planes_in(V *p, const uint8_t *in)
 		transpose32(p + 32 * w);
 }
 
+/* Register i of group g shifted back one block: [c[8g+2i-1], c[8g+2i]],
+ * an unaligned load but for the first, whose block before is prev. */
+INL V shifted_pair(const uint8_t *in, int g, int i, __m128i prev)
+{
+	const uint8_t *q = in + 128 * g + 32 * i;
+	if (g == 0 && i == 0)
+		return _mm256_inserti128_si256(_mm256_castsi128_si256(prev), _mm_loadu_si128((const __m128i *)q), 1);
+	return _mm256_loadu_si256((const V *)(q - 16));
+}
+
 /* CFB decryption's cipher inputs: block i's is in's block i - 1, block 0's
- * prev. Register i of a group is [c[2i-1], c[2i]]. */
+ * prev. */
 static T256 void planes_in_prev(V *p, const uint8_t *in, __m128i prev)
 {
-	for (int g = 0; g < 32; g++) {
-		const V *s = (const V *)(in + 128 * g);
-		V last = _mm256_broadcastsi128_si256(g ? _mm_loadu_si128((const __m128i *)(in + 128 * g - 16)) : prev);
-		V x[4];
-		for (int i = 0; i < 4; i++) {
-			V c = _mm256_loadu_si256(s + i);
-			x[i] = _mm256_permute2x128_si256(c, last, 0x03);
-			last = c;
-		}
-		group_in(p, g, x[0], x[1], x[2], x[3]);
-	}
+	for (int g = 0; g < 32; g++)
+		group_in(p, g, shifted_pair(in, g, 0, prev), shifted_pair(in, g, 1, prev),
+			 shifted_pair(in, g, 2, prev), shifted_pair(in, g, 3, prev));
 	for (int w = 0; w < 4; w++)
 		transpose32(p + 32 * w);
 }
@@ -179,17 +181,12 @@ static T256 void planes_out_cbc(uint8_t *out, const uint8_t *in, V *p, __m128i p
 	for (int w = 0; w < 4; w++)
 		transpose32(p + 32 * w);
 	for (int g = 31; g >= 0; g--) {
-		const V *s = (const V *)(in + 128 * g);
-		V last = _mm256_broadcastsi128_si256(g ? _mm_loadu_si128((const __m128i *)(in + 128 * g - 16)) : prev);
 		V x[4], c[4];
-		for (int i = 0; i < 4; i++)
-			c[i] = _mm256_loadu_si256(s + i);
+		for (int i = 0; i < 4; i++) /* all before the group's stores */
+			c[i] = shifted_pair(in, g, i, prev);
 		group_out(p, g, x);
-		for (int i = 0; i < 4; i++) {
-			_mm256_storeu_si256((V *)(out + 128 * g) + i,
-					    XOR(x[i], _mm256_permute2x128_si256(c[i], last, 0x03)));
-			last = c[i];
-		}
+		for (int i = 0; i < 4; i++)
+			_mm256_storeu_si256((V *)(out + 128 * g) + i, XOR(x[i], c[i]));
 	}
 }
 
