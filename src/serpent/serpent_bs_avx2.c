@@ -15,9 +15,9 @@
  * a batch) and a batch of 256 blocks: shorter runs and tails go to
  * serpent/avx2, with which it shares its key schedule (ke, kd).
  *
- * Round keys come from a register (KX), nothing key-derived is stored.
- * No table lookups, no secret-dependent branches or addresses:
- * constant-time.
+ * Round keys come from a register (KX), nothing key-derived is stored
+ * but the rounds' states, which a call wipes with its work area. No table
+ * lookups, no secret-dependent branches or addresses: constant-time.
  */
 #include "serpent.h"
 #include "../block128_simd.h"
