@@ -385,12 +385,13 @@ static T256 void decrypt_planes(work *w, const uint32_t (*k)[4])
 enum op { ENC, DEC, CTR, CBC_DEC, CFB_DEC };
 
 /* One batch of 256 blocks; iv is the counter block (CTR) or the block
- * before in (CBC and CFB decryption), updated for the next batch. The
- * last input block is read before any output is written (out == in). */
+ * before in (CBC and CFB decryption), updated for the next batch, NULL in
+ * ECB. The last input block is read before any output is written (out ==
+ * in). */
 static T256 void batch(const serpent_ks *ks, work *w, uint8_t *out, const uint8_t *in, uint8_t *iv,
 		       enum op op)
 {
-	__m128i prev = _mm_loadu_si128((const __m128i *)iv);
+	__m128i prev = iv ? _mm_loadu_si128((const __m128i *)iv) : _mm_setzero_si128();
 	__m128i last = _mm_loadu_si128((const __m128i *)(in + BATCH_BYTES - 16));
 	if (op == CTR)
 		planes_ctr(w->p, iv, fb_load32_be(iv + 12));
@@ -415,11 +416,10 @@ static T256 void batch(const serpent_ks *ks, work *w, uint8_t *out, const uint8_
 /* Whole batches here, the tail (fewer than 256 blocks) on serpent/avx2. */
 static T256 void run(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv, enum op op)
 {
-	uint8_t none[16] = { 0 };
 	work w;
 	if (n >= BATCH) {
 		for (; n >= BATCH; n -= BATCH, in += BATCH_BYTES, out += BATCH_BYTES)
-			batch(ks, &w, out, in, iv ? iv : none, op);
+			batch(ks, &w, out, in, iv, op);
 		/* the rounds' states and, in CTR, the last keystream: ~1% of an
 		 * 8 KB call */
 		fb_wipe(&w, sizeof w);
