@@ -44,8 +44,11 @@ typedef struct bench_peer {
 	 * restarting the stream at iv. Returns 0 on success. */
 	int (*setkey)(void *h, const uint8_t *key, const uint8_t *iv);
 	/* Transforms `streams` buffers of len bytes each, laid end to end in
-	 * buf, in place, continuing each stream. ECB/CBC/XTS lengths are whole
-	 * blocks. Returns 0 on success. */
+	 * buf, in place, continuing each stream; XTS: each call is one whole
+	 * data unit, its tweak encrypted from the iv the handle was keyed with
+	 * (as OpenSSL, libgcrypt and Nettle do on their own, and as fastblock
+	 * is timed). ECB/CBC/XTS lengths are whole blocks. Returns 0 on
+	 * success. */
 	int (*crypt)(void *h, uint8_t *buf, size_t len);
 	void (*close)(void *h);
 } bench_peer;

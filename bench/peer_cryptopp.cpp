@@ -77,6 +77,7 @@ SymmetricCipher *make(const bench_alg *a, bool enc)
 struct cp_handle {
 	std::unique_ptr<SymmetricCipher> c;
 	bench_alg alg;
+	uint8_t iv[16]; /* XTS: every call starts a data unit here */
 };
 
 int cp_setkey(void *p, const uint8_t *key, const uint8_t *iv)
@@ -91,6 +92,8 @@ int cp_setkey(void *p, const uint8_t *key, const uint8_t *iv)
 			h->c->SetKeyWithIV(key, h->alg.key_len, iv, h->alg.iv_len);
 		else
 			h->c->SetKey(key, h->alg.key_len);
+		if (h->alg.iv_len <= sizeof(h->iv))
+			std::memcpy(h->iv, iv, h->alg.iv_len);
 	} catch (const Exception &) {
 		return -1;
 	}
@@ -124,6 +127,10 @@ int cp_crypt(void *p, uint8_t *buf, size_t len)
 {
 	cp_handle *h = static_cast<cp_handle *>(p);
 	try {
+		/* Crypto++'s XTS ProcessData continues the tweak sequence; a
+		 * data unit a call restarts it (the tweak encryption) */
+		if (h->alg.mode == BM_XTS)
+			h->c->Resynchronize(h->iv, (int)h->alg.iv_len);
 		h->c->ProcessData(buf, buf, len);
 	} catch (const Exception &) {
 		return -1;
