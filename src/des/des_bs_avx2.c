@@ -32,10 +32,12 @@ typedef __m256i V;
 #define BS_NOT(a) _mm256_xor_si256((a), _mm256_set1_epi32(-1))
 #define KX(p, j) _mm256_xor_si256((p), _mm256_set1_epi32((int)k[j]))
 
-/* The single-key rounds take the circuits without NOT gates (9 gates
- * fewer a round); schedule256 flips the round keys that undo the outputs
- * they leave complemented. The lane engine's key planes are shared by all
- * rounds and cannot take such flips: its rounds keep the NOT gates. */
+/* The rounds take the circuits without NOT gates (DES_BS_GATEP_*, 379
+ * gates a round against 407): the outputs they leave complemented are
+ * undone by round keys flipped at des_bs_gatep_flip's positions in the
+ * second and third round of every four. schedule256 flips the single-key
+ * round keys; the lane engine keeps the complement of every key plane and
+ * takes it at those places (round256_lanes). */
 TGT static __attribute__((noinline)) void round256(V *restrict a, const V *restrict b, const uint32_t *k)
 {
 	DES_BS_GATEP_ROUND(a, b, KX);
@@ -398,16 +400,18 @@ TGT static void bs256_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, s
  * after PC1 twice over in 112 planes, so that round r's key bit j is plane
  * des_bs_lk_rot[r] + des_bs_lk_off[j], a constant displacement from one
  * base pointer a round (indexing by a table of key bits cost a load of the
- * index beside each plane's). 3.5 KB per DES key and batch, in L1. */
+ * index beside each plane's). Planes LK_PLANES.. are their complements,
+ * for the rounds whose inputs DES_BS_GATEP's complemented outputs reach.
+ * 7 KB per DES key and batch, in L1. */
 #define LK_PLANES 112
-_Static_assert(sizeof(V[2][3][LK_PLANES]) <= DES_BS_LANE_KEYS_SIZE, "key plane room");
+_Static_assert(sizeof(V[2][3][2 * LK_PLANES]) == DES_BS256_LANE_KEYS, "key plane room");
 _Static_assert(2 * 64 * sizeof(V) <= DES_BS_STATE_SIZE, "state room");
 
 TGT static void lane_keys256(void *kpv, const uint8_t *kbuf, size_t nl, unsigned nkeys)
 {
 	_Alignas(32) uint8_t tmp[8 * 256];
 	_Alignas(32) V t[64];
-	V(*kp)[3][LK_PLANES] = kpv;
+	V(*kp)[3][2 * LK_PLANES] = kpv;
 	size_t n[2]; /* lanes in use of each batch */
 	fb_des_bs_batches(nl, 256, n);
 	for (int h = 0; h < 2 && n[h]; h++) {
@@ -415,8 +419,11 @@ TGT static void lane_keys256(void *kpv, const uint8_t *kbuf, size_t nl, unsigned
 			for (size_t l = 0; l < n[h]; l++)
 				memcpy(tmp + 8 * l, kbuf + 24 * (256 * (size_t)h + l) + 8 * p, 8);
 			in256(t, tmp, n[h], NULL);
-			for (int k = 0; k < LK_PLANES; k++)
+			for (int k = 0; k < LK_PLANES; k++) {
 				kp[h][p][k] = t[des_bs_lk_src[k]];
+				kp[h][p][LK_PLANES + k] = _mm256_xor_si256(t[des_bs_lk_src[k]],
+									   _mm256_set1_epi32(-1));
+			}
 		}
 	}
 	fb_wipe(tmp, sizeof tmp);
@@ -555,12 +562,23 @@ TGT static void bg_some(des_bs_bg_queue *q)
 
 /* ---- lane rounds and steps */
 
-#define KXL(p, j) _mm256_xor_si256((p), rk[des_bs_lk_off[j]])
+/* Key bit j of the round: from rf (rk, or its complements in the rounds
+ * that undo DES_BS_GATEP's complemented outputs) where des_bs_gatep_flip[j]
+ * is set, a constant known where the macro expands. */
+#define KXL(p, j) _mm256_xor_si256((p), (des_bs_gatep_flip[j] ? rf : rk)[des_bs_lk_off[j]])
 
-TGT static inline void round256_lanes(V *restrict a, const V *restrict b, const V *rk)
+TGT static inline void round256_lanes(V *restrict a, const V *restrict b, const V *rk, const V *rf)
 {
-	DES_BS_GATE_ROUND(a, b, KXL);
+	DES_BS_GATEP_ROUND(a, b, KXL);
 }
+
+/* Round r's key planes; step s of a pass (0-15, in the order the rounds
+ * run) takes the complements where des_bs_gatep_flip says in steps 1, 2,
+ * 5, 6, ... (the pass's even steps with i odd, its odd steps with i even:
+ * a complemented output reaches the round after and, through L, the round
+ * after that). */
+#define LROUND(a, b, k, r, flip) \
+	round256_lanes(a, b, (k) + des_bs_lk_rot[r], (k) + des_bs_lk_rot[r] + ((flip) ? LK_PLANES : 0))
 
 /* 16 rounds on batch st with the key planes k0, and on su (else NULL)
  * with k1, the two batches' rounds alternating. */
@@ -570,17 +588,17 @@ TGT static void pass256l(V *st, V *su, const V *k0, const V *k1, int dec, int sw
 	V *c = su && swap ? su + 32 : su, *d = su && !swap ? su + 32 : su;
 	for (int i = 0; i < 8; i++) {
 		int r0 = dec ? 15 - 2 * i : 2 * i, r1 = dec ? 14 - 2 * i : 2 * i + 1;
-		round256_lanes(a, b, k0 + des_bs_lk_rot[r0]);
+		LROUND(a, b, k0, r0, i & 1);
 		if (su)
-			round256_lanes(c, d, k1 + des_bs_lk_rot[r0]);
-		round256_lanes(b, a, k0 + des_bs_lk_rot[r1]);
+			LROUND(c, d, k1, r0, i & 1);
+		LROUND(b, a, k0, r1, !(i & 1));
 		if (su)
-			round256_lanes(d, c, k1 + des_bs_lk_rot[r1]);
+			LROUND(d, c, k1, r1, !(i & 1));
 		bg_some(q);
 	}
 }
 
-TGT static void crypt256l(V (*st)[64], int nb, const V (*kp)[3][LK_PLANES], unsigned nkeys, int dec,
+TGT static void crypt256l(V (*st)[64], int nb, const V (*kp)[3][2 * LK_PLANES], unsigned nkeys, int dec,
 			  des_bs_bg_queue *q)
 {
 	V *su = nb == 2 ? st[1] : NULL;
@@ -622,7 +640,7 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 			       void *work)
 {
 	ms_work *mw = work;
-	const V(*kp)[3][LK_PLANES] = kpv;
+	const V(*kp)[3][2 * LK_PLANES] = kpv;
 	V(*s)[64] = sv;
 	size_t n[2]; /* lanes in use of each batch */
 	int nb = fb_des_bs_batches(nl, 256, n);

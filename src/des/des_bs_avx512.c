@@ -469,7 +469,7 @@ TGT static void ctr_planes512(V *st, uint32_t hi, uint32_t lo)
  * bit j is plane des_bs_lk_rot[r] + des_bs_lk_off[j]: one base pointer per
  * round and constant displacements. Tables: gen/des_sbox_circuits.py. */
 #define DES_BS512_LK_PLANES 112
-_Static_assert(DES_BS_LANE_KEYS_SIZE >= 3 * DES_BS512_LK_PLANES * 64, "key plane room");
+_Static_assert(DES_BS512_LANE_KEYS == 3 * DES_BS512_LK_PLANES * 64, "key plane room");
 
 
 /* The multi-stream engine transposes with in512 (IN512_BODY, with the CBC

@@ -103,7 +103,11 @@ extern const fb_lanes fb_des_bs256_lanes;
  *    the scatter of the previous chunk and prefetches. work:
  *    DES_BS_WORK_SIZE bytes of 64-byte aligned scratch, which the caller
  *    wipes when done. */
-#define DES_BS_LANE_KEYS_SIZE (3 * 112 * 64)
+/* Key planes: des/bs-avx512's 3 x 112 zmm; des/bs-avx2's two batches of
+ * 3 x 112 ymm and their complements. */
+#define DES_BS512_LANE_KEYS (3 * 112 * 64)
+#define DES_BS256_LANE_KEYS (2 * 3 * 2 * 112 * 32)
+#define DES_BS_LANE_KEYS_SIZE DES_BS256_LANE_KEYS
 #define DES_BS_STATE_SIZE (64 * 64)
 #define DES_BS_WORK_SIZE (8 * 1024)
 #define DES_BS_ROW (8 * 512 + 64)

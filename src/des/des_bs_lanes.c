@@ -69,11 +69,11 @@ static void keys_of(const fb_lane_job *j, size_t s, const uint8_t *k[3])
  * lanes of every row (the lane pointers and lengths are public). Wiping the
  * whole scratch (~160 KB) cost a call of 26 one-block streams about as
  * much as its cipher. */
-static void bs_wipe(void *scratch, size_t nl)
+static void bs_wipe(void *scratch, size_t nl, size_t key_bytes)
 {
 	bs_scratch *w = scratch;
 	size_t nb = nl < 512 ? (nl + 7) / 8 * 8 : 512;
-	fb_wipe(w->kplanes, sizeof w->kplanes);
+	fb_wipe(w->kplanes, key_bytes);
 	fb_wipe(w->state, sizeof w->state);
 	fb_wipe(w->work, sizeof w->work);
 	for (int t = 0; t < 8; t++) {
@@ -84,6 +84,16 @@ static void bs_wipe(void *scratch, size_t nl)
 	fb_wipe(w->prev, 8 * nb);
 	fb_wipe(w->ivrow, 8 * nb);
 	fb_wipe(w->kbuf, 24 * nb);
+}
+
+static void bs512_wipe(void *scratch, size_t nl)
+{
+	bs_wipe(scratch, nl, DES_BS512_LANE_KEYS);
+}
+
+static void bs256_wipe(void *scratch, size_t nl)
+{
+	bs_wipe(scratch, nl, DES_BS256_LANE_KEYS);
 }
 
 /* The lines at offset off of every lane group's inputs -> rows. */
@@ -236,7 +246,7 @@ const fb_lanes fb_des_bs512_lanes = {
 	.min = { { { 72, 68 }, FB_CPU_AMD_ZEN }, { { 72, 88 }, 0 } },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs512_run,
-	.wipe = bs_wipe,
+	.wipe = bs512_wipe,
 };
 
 /* des/bs-avx2's: a step costs a 256-lane batch whatever the lane count (two
@@ -254,7 +264,7 @@ const fb_lanes fb_des_bs256_lanes = {
 	.min = { { { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN }, 0 } },
 	.scratch_size = sizeof(bs_scratch),
 	.run = bs256_run,
-	.wipe = bs_wipe,
+	.wipe = bs256_wipe,
 };
 
 #endif /* FB_X86 */
