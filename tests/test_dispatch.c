@@ -91,7 +91,7 @@ static const machine machines[] = {
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/avx2", "twofish/table-avx2-tree", NULL, NULL, "twofish/table-avx2-tree", NULL },
-		{ "serpent", "serpent/bs-avx2", "serpent/bitslice-bmi2", "serpent/bs-avx2", "serpent/bitslice-bmi2",
+		{ "serpent", "serpent/bs-avx2-km", "serpent/bitslice-bmi2", "serpent/bs-avx2-km", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI on Intel under the GDS microcode (Skylake to Comet Lake)",
 	  ZEN2 | FB_CPU_SLOW_BEXTR | FB_CPU_SLOW_GATHER, {
@@ -100,7 +100,7 @@ static const machine machines[] = {
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/table-avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-tree", NULL, NULL, NULL, NULL },
-		{ "serpent", "serpent/bs-avx2", "serpent/bitslice-bmi2", "serpent/bs-avx2", "serpent/bitslice-bmi2",
+		{ "serpent", "serpent/bs-avx2-km", "serpent/bitslice-bmi2", "serpent/bs-avx2-km", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI only (FASTBLOCK_CPU_MASK=ff)", ZEN2, {
 		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table-bmi2", "des/rotate" },
@@ -108,7 +108,7 @@ static const machine machines[] = {
 		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
 		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
 		{ "twofish", "twofish/avx2", "twofish/table-avx2-tree", NULL, NULL, "twofish/table-avx2-tree", NULL },
-		{ "serpent", "serpent/bs-avx2", "serpent/bitslice-bmi2", "serpent/bs-avx2", "serpent/bitslice-bmi2",
+		{ "serpent", "serpent/bs-avx2-km", "serpent/bitslice-bmi2", "serpent/bs-avx2-km", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "portable (no SIMD)", 0, {
 		{ "des", "des/table", "des/table64-shift", "des/rotate", "des/rotate", NULL, NULL },
@@ -222,7 +222,8 @@ static void check_named_rows(void)
 		{ ZEN2, "des-ede3-cfb8", 0, "des/bs-avx2", 1 },
 		{ AVX512_ALL, "des-ede3-cfb8", 0, "des/bs-avx512", 1 },
 		{ ZEN3, "aes-128-cfb8", 0, "aes/vaes-avx2", 1 },
-		{ ZEN2, "serpent-256-cfb8", 0, "serpent/bs-avx2", 1 },
+		{ ZEN2, "serpent-256-cfb8", 0, "serpent/bs-avx2-km", 1 },
+		{ ZEN2 | FB_CPU_AMD_ZEN, "serpent-256-cfb8", 0, "serpent/bs-avx2", 1 },
 		{ ZEN2, "des-ede3-cfb8", 1, "des/table64-shift", 0 },
 		{ ZEN2, "des-ede3-ofb", 0, "des/table64-shift", 0 },
 		{ ZEN2 | FB_CPU_AMD_ZEN, "des-ede3-cfb8", 1, "des/table64-bmi2", 0 }, /* high byte registers on AMD */
@@ -384,6 +385,7 @@ static void check_ladder(void)
 		  "mars/portable<7" }, /* Intel under the GDS microcode */
 		{ AVX512_ALL, "serpent-128-ctr", 1, 0, NULL, 16, SIZE_MAX, "" },
 		{ ZEN2 | FB_CPU_AMD_ZEN, "serpent-128-ecb", 0, 0, NULL, 16, SIZE_MAX, "serpent/avx2<256 serpent/bitslice<2" },
+		{ ZEN2, "serpent-256-cbc", 0, 0, NULL, 32, SIZE_MAX, "serpent/avx2<256 serpent/bitslice<2" }, /* -km */
 		{ AVX512_ALL, "twofish-256-xts", 0, 0, NULL, 32, SIZE_MAX, "twofish/table-avx512-tree<9" }, /* Intel: no BEXTR */
 		{ AVX512_ALL | FB_CPU_AMD_ZEN, "twofish-128-ecb", 1, 0, NULL, 16, SIZE_MAX, "twofish/table-avx512<10" },
 		{ AVX512_ALL, "twofish-128-ctr", 1, FB_FLAG_CONSTANT_TIME, NULL, 16, SIZE_MAX, "" },

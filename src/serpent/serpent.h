@@ -254,7 +254,8 @@ _Static_assert(FB_SERPENT_SI0_L2D_FLIP == FB_SERPENT_SI0_L2_FLIP && FB_SERPENT_S
 
 extern const fb_kernel fb_serpent_bitslice, fb_serpent_bitslice_exact;
 #if FB_X86
-extern const fb_kernel fb_serpent_avx2, fb_serpent_avx512, fb_serpent_bitslice_bmi2, fb_serpent_bs_avx2;
+extern const fb_kernel fb_serpent_avx2, fb_serpent_avx512, fb_serpent_bitslice_bmi2, fb_serpent_bs_avx2,
+	fb_serpent_bs_avx2_km;
 #endif
 
 #endif

@@ -2,10 +2,12 @@
 #include "serpent.h"
 
 /* Parallel work: up to 64 blocks in zmm; without AVX-512, batches of 256
- * bitsliced a plane a bit, then 24 in ymm; then the portable code. */
+ * bitsliced a plane a bit (the round-key masks from memory on Intel, from a
+ * register on AMD Zen: avoid_on), then 24 in ymm; then the portable code. */
 static const fb_kernel *const parallel[] = {
 #if FB_X86
 	&fb_serpent_avx512,
+	&fb_serpent_bs_avx2_km,
 	&fb_serpent_bs_avx2,
 	&fb_serpent_avx2,
 #endif
@@ -35,6 +37,8 @@ static const struct fb_ladder_row ladder[] = {
 #if FB_X86
 	{ &fb_serpent_avx512, &fb_serpent_bitslice_exact, 2, 0, 0,
 	  "on Zen 5 (the narrow kernel's cpu_needs) a lone block costs 368-407 ticks on xmm, 263-313 on the scalar code, which shares this schedule", 0 },
+	{ &fb_serpent_bs_avx2_km, &fb_serpent_avx2, 256, 1, 0,
+	  "a batch is 256 blocks: shorter runs and tails on the word-sliced groups", 0 },
 	{ &fb_serpent_bs_avx2, &fb_serpent_avx2, 256, 1, 0,
 	  "a batch is 256 blocks: shorter runs and tails on the word-sliced groups", 0 },
 	{ &fb_serpent_avx2, &fb_serpent_bitslice, 2, 1, 0,
