@@ -11,13 +11,16 @@
 
 /* FASTBLOCK_PEER_CLASS=avx2 (bench/sim_avx2.sh): libgcrypt as on an AVX2
  * machine like Zen 2, no AVX-512, VAES, GFNI or fast gathers; avx2-vaes:
- * as on Zen 3, with VAES and VPCLMULQDQ on 256 bits. Hardware features can
- * only be turned off before the first gcry_check_version. */
+ * as on Zen 3, with VAES and VPCLMULQDQ on 256 bits; avx2-client: as on
+ * Intel's client cores from Alder Lake, which keep VAES, VPCLMULQDQ, GFNI
+ * and Intel's gathers without AVX-512. Hardware features can only be
+ * turned off before the first gcry_check_version. */
 static void gc_class(void)
 {
 	static int done;
 	const char *cls = getenv("FASTBLOCK_PEER_CLASS");
-	/* avx2 turns all four off, avx2-vaes the first three (VAES stays on). */
+	/* avx2 turns all four off, avx2-vaes the first three (VAES stays on),
+	 * avx2-client the first. */
 	static const char *const off[] = { "intel-avx512", "intel-gfni", "intel-fast-vpgather",
 					   "intel-vaes-vpclmul" };
 	size_t n = 0;
@@ -28,6 +31,8 @@ static void gc_class(void)
 		n = 4;
 	else if (cls && !strcmp(cls, "avx2-vaes"))
 		n = 3;
+	else if (cls && !strcmp(cls, "avx2-client"))
+		n = 1;
 	for (size_t i = 0; i < n; i++)
 		gcry_control(GCRYCTL_DISABLE_HWF, off[i], NULL);
 }

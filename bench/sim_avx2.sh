@@ -28,7 +28,11 @@
 # selection takes AMD's rows, as on Zen 3; 2c00ff keeps Zen 2's slow gathers and PDEP, which
 # a mask can only hide: on a CPU without those properties it is 800ff),
 # SIM_PEER_CLASS (default avx2; avx2-vaes lets libgcrypt use VAES on 256
-# bits, as on Zen 3: pair it with SIM_MASK=980ff, Zen 3's features).
+# bits, as on Zen 3: pair it with SIM_MASK=980ff, Zen 3's features;
+# avx2-client also GFNI and fast gathers, as on Intel's client cores from
+# Alder Lake: pair it with SIM_MASK=1c0ff, AVX2 with VAES, VPCLMULQDQ and
+# GFNI on an Intel CPU). OpenSSL 3.0 uses VAES and GFNI only beside
+# AVX-512, so its mask stays.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -161,18 +161,33 @@ INLINE TGT void ctr_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
 					_mm256_xor_si256(k[nr], LOADY(in, j)))));
 }
 
-/* 16 blocks of keystream from counter lo, a multiple of 16 (bytes 0-11
- * from blk), XORed into in -> out. The blocks' counters differ from the
- * first only in the low four bits of its last byte, so each register is
- * the first counter XOR round key 0, made once, XOR a constant: one
- * operation a register where counting and byte swapping took two. */
-INLINE TGT void ctr_pass16a(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, __m128i blk,
-			    uint32_t lo)
+/* Runs of 16 blocks from a counter that is a multiple of 16: the blocks'
+ * counters differ from the first only in the low four bits of its last
+ * byte, so register j is the first counter block b XOR k0c[j], round key 0
+ * XORed with that difference once a call: one operation a register where
+ * counting and byte swapping took two. */
+INLINE TGT void ctr16_keys(__m256i k0c[8], const __m256i *k)
+{
+	EACH(8, k0c[j] = _mm256_xor_si256(k[0], _mm256_set_epi32((2 * j + 1) << 24, 0, 0, 0, (2 * j) << 24, 0,
+								  0, 0)));
+}
+
+/* The counter block of counter lo (bytes 0-11 from blk) in both lanes. */
+INLINE TGT __m256i ctr16_base(__m128i blk, uint32_t lo)
+{
+	return _mm256_broadcastsi128_si256(_mm_insert_epi32(blk, (int)__builtin_bswap32(lo), 3));
+}
+
+/* 16 blocks of keystream from counter block b, XORed into in -> out.
+ * Eight registers are just enough chains for the AES units, so a pass
+ * whose first round waited for its counter (insert, broadcast, XOR) left
+ * them idle at every start: the caller makes the next pass's b during
+ * this one. */
+INLINE TGT void ctr_pass16a(const __m256i *k, const __m256i *k0c, int nr, uint8_t *out, const uint8_t *in,
+			    __m256i b)
 {
 	__m256i x[8];
-	__m256i b = _mm256_broadcastsi128_si256(_mm_insert_epi32(blk, (int)__builtin_bswap32(lo), 3));
-	b = _mm256_xor_si256(b, k[0]);
-	EACH(8, x[j] = _mm256_xor_si256(b, _mm256_set_epi32((2 * j + 1) << 24, 0, 0, 0, (2 * j) << 24, 0, 0, 0)));
+	EACH(8, x[j] = _mm256_xor_si256(b, k0c[j]));
 	EACHROUND(EACH(8, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
 	EACH(8, STOREY(out, j, _mm256_aesenclast_epi128(x[j], _mm256_xor_si256(k[nr], LOADY(in, j)))));
 }
@@ -206,8 +221,14 @@ INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 			ctr_pass(k, nr, out, in, 1, blk, lo);
 			n -= 2, in += 32, out += 32, lo += 2;
 		}
-		for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16)
-			ctr_pass16a(k, nr, out, in, blk, lo);
+		__m256i k0c[8], b = ctr16_base(blk, lo);
+		ctr16_keys(k0c, k);
+		for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16) {
+			__m256i next = ctr16_base(blk, lo + 16);
+			ctr_pass16a(k, k0c, nr, out, in, b);
+			b = next;
+		}
+		fb_wipe(k0c, sizeof k0c);
 	}
 	for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16)
 		ctr_pass(k, nr, out, in, 8, blk, lo);
