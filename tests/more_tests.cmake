@@ -54,7 +54,7 @@ find_program(VALGRIND valgrind)
 find_path(VALGRIND_INCLUDE valgrind/memcheck.h)
 if(VALGRIND AND VALGRIND_INCLUDE AND NOT FB_SANITIZE)
   add_executable(test_ct_valgrind test_ct_valgrind.c ct_model_vaes.c ct_model_avx512.c ct_model_vaes512.c
-                                 ct_model_twofish512.c ct_model_mars512.c)
+                                 ct_model_twofish512.c ct_model_mars512.c ct_model_des_avx2.c)
   # The Twofish model inlines its C stand-ins for vpermt2b and gf2p8affineqb
   # into a kernel with per-key unrolled paths: GCC at -O1 or above runs for
   # more than ten minutes and 1.4 GB on that one file, -O0 takes seconds.
@@ -65,7 +65,7 @@ if(VALGRIND AND VALGRIND_INCLUDE AND NOT FB_SANITIZE)
   # -O1 they take 11-18 s. Nothing here is timed, and the branches and
   # addresses memcheck looks for are the kernels' source's, at any level.
   set_source_files_properties(test_ct_valgrind.c ct_model_vaes.c ct_model_avx512.c ct_model_vaes512.c
-                              PROPERTIES COMPILE_OPTIONS "-O1")
+                              ct_model_des_avx2.c PROPERTIES COMPILE_OPTIONS "-O1")
   target_link_libraries(test_ct_valgrind PRIVATE fastblock_static)
   # Without --track-origins (a quarter of the run's time): a report names the
   # kernel and the instruction; to see where the secret came from, run

@@ -24,7 +24,8 @@
  * per 128-bit lane, which is what the instruction does. Likewise
  * rc6/avx512 and serpent/avx512 (ct_model_avx512.c), aes/vaes-avx512
  * (ct_model_vaes512.c) and twofish/avx512-gfni-ct (ct_model_twofish512.c,
- * vpermt2b and gf2p8affineqb modelled too).
+ * vpermt2b and gf2p8affineqb modelled too). Nor GFNI: des/bs-avx2-gfni
+ * runs with its gf2p8affineqb in C (ct_model_des_avx2.c).
  *
  * Without arguments: every constant-time DES kernel this CPU (as valgrind
  * presents it) runs, plus the two modelled AVX-512 kernels and the
@@ -694,6 +695,7 @@ static int check_multi_long(const char *engine)
  * serpent/avx512 (ct_model_avx512.c: the AVX-512 intrinsics in C),
  * aes/vaes-avx512 (ct_model_vaes512.c: also the AES rounds in C) and
  * twofish/avx512-gfni-ct (ct_model_twofish512.c: also vpermt2b and
+ * gf2p8affineqb) and des/bs-avx2-gfni (ct_model_des_avx2.c: its
  * gf2p8affineqb), when valgrind's CPU runs what the model runs on. */
 const fb_kernel *ct_model_vaes_avx2(void);
 const fb_kernel *ct_model_rc6_avx512_kernel(void);
@@ -703,7 +705,8 @@ const fb_kernel *ct_model_twofish512_ct_kernel(void);
 const fb_kernel *ct_model_twofish512_tab_kernel(void);
 const fb_kernel *ct_model_mars_permute_kernel(void);
 const fb_kernel *ct_model_mars_gather_kernel(void);
-#define MAXMODELS 10
+const fb_kernel *ct_model_des_bs_avx2_gfni_kernel(void);
+#define MAXMODELS 12
 static const fb_kernel *models[MAXMODELS];
 static size_t nmodels;
 
@@ -717,6 +720,8 @@ static void models_init(void)
 	models[nmodels++] = &ct_model_des_bs_avx512;
 	models[nmodels++] = &ct_model_des_bs_avx512_t2b;
 	models[nmodels++] = &ct_model_des_gfni_avx512;
+	if (ct_model_des_bs_avx2_gfni_kernel())
+		models[nmodels++] = ct_model_des_bs_avx2_gfni_kernel();
 	if (ct_model_vaes_avx2())
 		models[nmodels++] = ct_model_vaes_avx2();
 	if (ct_model_rc6_avx512_kernel())

@@ -85,6 +85,16 @@ static const machine machines[] = {
 		{ "twofish", "twofish/table-avx2", "twofish/table-avx2-t0", NULL, NULL, NULL, NULL },
 		{ "serpent", "serpent/bs-avx2", "serpent/bitslice-bmi2", "serpent/bs-avx2", "serpent/bitslice-bmi2",
 		  "serpent/bitslice", "serpent/bitslice" } } },
+	{ "AVX2 + VAES + GFNI on Intel (client cores from Alder Lake; FASTBLOCK_CPU_MASK=41c0ff)",
+	  ZEN3 | FB_CPU_GFNI | FB_CPU_SLOW_BEXTR, {
+		{ "des", "des/bs-avx2-gfni", "des/table64-shift", "des/bs-avx2-gfni", "des/rotate", "des/table",
+		  "des/rotate" },
+		{ "aes", "aes/vaes-avx2", "aes/aesni", "aes/vaes-avx2", "aes/aesni", "aes/aesni", "aes/aesni" },
+		{ "rc6", "rc6/avx2", "rc6/portable", "rc6/avx2", "rc6/portable", "rc6/portable", "rc6/portable" },
+		{ "mars", "mars/avx2", "mars/portable", NULL, NULL, "mars/portable", NULL },
+		{ "twofish", "twofish/avx2", "twofish/table-avx2-tree", NULL, NULL, "twofish/table-avx2-tree", NULL },
+		{ "serpent", "serpent/bs-avx2-km", "serpent/bitslice-bmi2", "serpent/bs-avx2-km", "serpent/bitslice-bmi2",
+		  "serpent/bitslice", "serpent/bitslice" } } },
 	{ "AVX2 + AES-NI on Intel (FASTBLOCK_CPU_MASK=4000ff)", ZEN2 | FB_CPU_SLOW_BEXTR, {
 		{ "des", "des/bs-avx2", "des/table64-shift", "des/bs-avx2", "des/rotate", "des/table", "des/rotate" },
 		{ "aes", "aes/aesni", "aes/aesni", "aes/aesni", "aes/aesni", NULL, NULL },

@@ -8,7 +8,10 @@
  * each of the four 64-bit lanes is transposed as a 64x64 bit matrix (three
  * stages of masked swaps of bits, one 8x8 byte transpose), so plane
  * register c lane l bit i = bit c of the qword of block 4i+l. No GFNI or
- * AVX-512 needed (Haswell, Zen 1-3).
+ * AVX-512 needed (Haswell, Zen 1-3). des/bs-avx2-gfni, in this file too,
+ * transposes the bits inside each qword with vgf2p8affineqb instead of the
+ * three stages of swaps (AVX2 with GFNI: Intel's client cores from Alder
+ * Lake).
  *
  * Constant-time for every length. A partial batch costs a whole one, so
  * short runs are the ladder's (src/des/des_impls.c).
@@ -21,6 +24,7 @@
 #include "des_bs_sboxes.h"
 
 #define TGT FB_TARGET("avx2")
+#define TGT_GF FB_TARGET("avx2,gfni")
 
 typedef __m256i V;
 
@@ -153,6 +157,26 @@ TGT static inline void tr_half2(V r[8], const V *m, int g)
 	swap_bytes8(r);
 }
 
+/* The first half by GFNI (des/bs-avx2-gfni): rows 8g..8g+7 go to
+ * swap_bytes8 last first, so that each qword's byte 7 - i is row 8g + i's,
+ * and vgf2p8affineqb with the data as matrix transposes each qword's 8x8
+ * bits (result byte j bit i = data byte 7 - i bit j): m[8g + c] lane l
+ * byte b bit i = bit b of byte c of row 8g + i's lane l. Five operations
+ * a row where swap_bits8 takes nine; the second half then pairs rows of
+ * one byte c, and its register i is FIPS plane 8c + 7 - i. */
+TGT_GF static inline void tr_half1_gf(V *m, const V r[8], int g)
+{
+	const V gf = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+	V t[8];
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		t[i] = r[7 - i];
+	swap_bytes8(t);
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 8; i++)
+		m[8 * g + i] = _mm256_gf2p8affine_epi64_epi8(gf, t[i], 0);
+}
+
 TGT static inline __m256i lanes(size_t b0, size_t n)
 {
 	/* all-ones in each 64-bit lane l with b0 + l < n */
@@ -187,8 +211,10 @@ TGT static inline V in256_row(const uint8_t *in, size_t i, size_t n, const uint6
 
 /* Data plane d (FIPS bit d+1) is bit 8(d/8) + 7 - d%8 of the little-endian
  * qword, so transposed row g + 8i of swap_bytes8's group g is plane
- * 8i + 7 - g, stored straight to the plane IP makes of it. */
-TGT static void in256(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
+ * 8i + 7 - g (after tr_half1_gf: 8g + 7 - i), stored straight to the plane
+ * IP makes of it. */
+TGT static inline __attribute__((always_inline)) void in256_body(V *st, const uint8_t *in, size_t n,
+								   const uint64_t *prev, int gf)
 {
 	const V mk[3] = BIT_MASKS;
 	V m[64], r[8];
@@ -196,14 +222,27 @@ TGT static void in256(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
 			r[i] = in256_row(in, (size_t)(8 * g + i), n, prev);
-		tr_half1(m, r, g, mk);
+		if (gf)
+			tr_half1_gf(m, r, g);
+		else
+			tr_half1(m, r, g, mk);
 	}
 	for (int g = 0; g < 8; g++) {
 		tr_half2(r, m, g);
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
-			st[des_bs_ip[8 * i + 7 - g]] = r[i];
+			st[des_bs_ip[gf ? 8 * g + 7 - i : 8 * i + 7 - g]] = r[i];
 	}
+}
+
+TGT static void in256(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
+{
+	in256_body(st, in, n, prev, 0);
+}
+
+TGT_GF static void in256_gf(V *st, const uint8_t *in, size_t n, const uint64_t *prev)
+{
+	in256_body(st, in, n, prev, 1);
 }
 
 enum { OUT_PLAIN, OUT_XOR, OUT_CBC };
@@ -247,8 +286,11 @@ TGT static inline void out256_row(uint8_t *out, size_t i, V x, size_t n, int how
  * the first for OUT_CBC). swap_bytes8's groups store their rows g + 8i
  * straight to out, last group first: with out == src, a CBC row reads
  * the block before it from the row before, which a later group writes,
- * except in group 0, whose blocks before (32i - 1) are kept first. */
-TGT static void out256(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src, uint64_t iv)
+ * except in group 0, whose blocks before (32i - 1) are kept first. After
+ * tr_half1_gf group g's registers are rows 8g..8g+7, stored last first,
+ * so every row's block before is read before it is written. */
+TGT static inline __attribute__((always_inline)) void out256_body(uint8_t *out, const V *st, size_t n, int how,
+								    const uint8_t *src, uint64_t iv, int gf)
 {
 	const V mk[3] = BIT_MASKS;
 	V m[64], r[8];
@@ -257,19 +299,40 @@ TGT static void out256(uint8_t *out, const V *st, size_t n, int how, const uint8
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
 			r[i] = st[des_bs_fp[8 * g + 7 - i]];
-		tr_half1(m, r, g, mk);
+		if (gf)
+			tr_half1_gf(m, r, g);
+		else
+			tr_half1(m, r, g, mk);
 	}
-	if (how == OUT_CBC)
+	if (how == OUT_CBC && !gf)
 		for (size_t i = 1; i < 8 && 32 * i <= n; i++)
 			memcpy(&keep[i], src + 8 * (32 * i - 1), 8);
 	for (int g = 7; g >= 0; g--) {
 		tr_half2(r, m, g);
+		if (gf) { /* register i is row 8g + i: rows last first */
+			_Pragma("GCC unroll 8")
+			for (int i = 7; i >= 0; i--)
+				if (4 * (size_t)(8 * g + i) < n)
+					out256_row(out, (size_t)(8 * g + i), r[i], n, how, src,
+						   g || i ? NULL : &keep[0]);
+			continue;
+		}
 		_Pragma("GCC unroll 8")
 		for (int i = 0; i < 8; i++)
 			if (4 * (size_t)(g + 8 * i) < n)
 				out256_row(out, (size_t)(g + 8 * i), r[i], n, how, src,
 					   g ? NULL : &keep[i]);
 	}
+}
+
+TGT static void out256(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src, uint64_t iv)
+{
+	out256_body(out, st, n, how, src, iv, 0);
+}
+
+TGT_GF static void out256_gf(uint8_t *out, const V *st, size_t n, int how, const uint8_t *src, uint64_t iv)
+{
+	out256_body(out, st, n, how, src, iv, 1);
 }
 
 /* Bit j of the block index b = 4i + l of each lane (lane l, bit i). */
@@ -303,36 +366,31 @@ TGT static void ctr_planes256(V *st, uint32_t hi, uint32_t lo)
 
 /* ---- kernel entry points ---------------------------------------------------------- */
 
-TGT static void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in, size_t n, int dec)
+/* gf (a constant after inlining) picks the GFNI transposition. */
+#define IN256(gf) ((gf) ? in256_gf : in256)
+#define OUT256(gf) ((gf) ? out256_gf : out256)
+
+TGT static inline __attribute__((always_inline)) void ecb256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in,
+							     size_t n, int dec, int gf)
 {
 	_Alignas(32) V st[2][64];
 	while (n) {
 		size_t m[2];
 		int nb = fb_des_bs_batches(n, 256, m);
 		for (int i = 0; i < nb; i++)
-			in256(st[i], in + 2048 * i, m[i], NULL);
+			IN256(gf)(st[i], in + 2048 * i, m[i], NULL);
 		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, dec);
 		for (int i = 0; i < nb; i++)
-			out256(out + 2048 * i, st[i], m[i], OUT_PLAIN, NULL, 0);
+			OUT256(gf)(out + 2048 * i, st[i], m[i], OUT_PLAIN, NULL, 0);
 		in += 8 * (m[0] + m[1]);
 		out += 8 * (m[0] + m[1]);
 		n -= m[0] + m[1];
 	}
 }
 
-static void bs256_encrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
+TGT static inline __attribute__((always_inline)) void ctr256(const des_bs_ks *ks, uint8_t *out, const uint8_t *in,
+							     size_t n, uint8_t *ctr, int gf)
 {
-	ecb256(ks, out, in, n, 0);
-}
-
-static void bs256_decrypt(const void *ks, uint8_t *out, const uint8_t *in, size_t n)
-{
-	ecb256(ks, out, in, n, 1);
-}
-
-TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
-{
-	const des_bs_ks *ks = ksp;
 	_Alignas(32) V st[2][64];
 	uint32_t hi = fb_load32_be(ctr), lo = fb_load32_be(ctr + 4);
 	while (n) {
@@ -342,7 +400,7 @@ TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
 			ctr_planes256(st[i], hi, lo + (uint32_t)(256 * i));
 		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, 0);
 		for (int i = 0; i < nb; i++)
-			out256(out + 2048 * i, st[i], m[i], OUT_XOR, in + 2048 * i, 0);
+			OUT256(gf)(out + 2048 * i, st[i], m[i], OUT_XOR, in + 2048 * i, 0);
 		lo += (uint32_t)(m[0] + m[1]);
 		in += 8 * (m[0] + m[1]);
 		out += 8 * (m[0] + m[1]);
@@ -357,7 +415,7 @@ TGT static void bs256_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, si
  * goes last block first (in-place safe). */
 TGT static inline __attribute__((always_inline)) void chain_dec256(const des_bs_ks *ks, uint8_t *out,
 								   const uint8_t *in, size_t n, uint8_t *iv,
-								   int cfb)
+								   int cfb, int gf)
 {
 	_Alignas(32) V st[2][64];
 	uint64_t chain;
@@ -369,10 +427,11 @@ TGT static inline __attribute__((always_inline)) void chain_dec256(const des_bs_
 		memcpy(&mid, in + 8 * (m[0] - 1), 8); /* before an in-place overwrite */
 		memcpy(&next, in + 8 * (m[0] + m[1] - 1), 8);
 		for (int i = 0; i < nb; i++)
-			in256(st[i], in + 2048 * i, m[i], cfb ? (i ? &mid : &chain) : NULL);
+			IN256(gf)(st[i], in + 2048 * i, m[i], cfb ? (i ? &mid : &chain) : NULL);
 		crypt256(st[0], nb == 2 ? st[1] : NULL, ks, !cfb);
 		for (int i = 0; i < nb; i++)
-			out256(out + 2048 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 2048 * i, i ? mid : chain);
+			OUT256(gf)(out + 2048 * i, st[i], m[i], cfb ? OUT_XOR : OUT_CBC, in + 2048 * i,
+				   i ? mid : chain);
 		chain = next;
 		in += 8 * (m[0] + m[1]);
 		out += 8 * (m[0] + m[1]);
@@ -381,15 +440,31 @@ TGT static inline __attribute__((always_inline)) void chain_dec256(const des_bs_
 	memcpy(iv, &chain, 8);
 }
 
-TGT static void bs256_cbc_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	chain_dec256(ks, out, in, n, iv, 0);
-}
+/* The kernel steps of one transposition (suffix sfx). */
+#define BS256_STEPS(sfx, gf) \
+	TGT static void bs256_encrypt##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
+	{ \
+		ecb256(ks, out, in, n, 0, gf); \
+	} \
+	TGT static void bs256_decrypt##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n) \
+	{ \
+		ecb256(ks, out, in, n, 1, gf); \
+	} \
+	TGT static void bs256_ctr32##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr) \
+	{ \
+		ctr256(ks, out, in, n, ctr, gf); \
+	} \
+	TGT static void bs256_cbc_dec##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{ \
+		chain_dec256(ks, out, in, n, iv, 0, gf); \
+	} \
+	TGT static void bs256_cfb_dec##sfx(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv) \
+	{ \
+		chain_dec256(ks, out, in, n, iv, 1, gf); \
+	}
 
-TGT static void bs256_cfb_dec(const void *ks, uint8_t *out, const uint8_t *in, size_t n, uint8_t *iv)
-{
-	chain_dec256(ks, out, in, n, iv, 1);
-}
+BS256_STEPS(, 0)
+BS256_STEPS(_gf, 1)
 
 /* ---- lane engine: every lane its own key (des_bs_lanes.c) ----------------------- */
 
@@ -729,20 +804,28 @@ TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)
 }
 
 
+/* Two kernels, one per transposition; des/bs-avx2-gfni, for the AVX2
+ * CPUs with GFNI (Intel's client cores from Alder Lake), transposes each
+ * qword's bits with vgf2p8affineqb (tr_half1_gf). Both share the
+ * schedule and the multi-stream engine. */
+#define BS256_KERNEL(sfx) \
+	.family = "des", .block_size = 8, .constant_time = 1, .batch = 256, .ks_size = DES_BS_KS_MAX, \
+	.ks_bytes = fb_des_bs_ks_bytes, .setkey = setkey256, .fills_schedule = 1, \
+	.encrypt = bs256_encrypt##sfx, .decrypt = bs256_decrypt##sfx, .ctr32 = bs256_ctr32##sfx, \
+	.cbc_dec = bs256_cbc_dec##sfx, .cfb_dec = bs256_cfb_dec##sfx, .lanes = &fb_des_bs256_lanes
+
 const fb_kernel fb_des_bs_avx2 = {
 	.name = "des/bs-avx2",
-	.family = "des",
-	.block_size = 8,
 	.cpu_needs = FB_CPU_AVX2,
-	.constant_time = 1,
-	.batch = 256,
-	.ks_size = DES_BS_KS_MAX,
-	.ks_bytes = fb_des_bs_ks_bytes,
 	.note = "bitsliced, 256 blocks per batch, and/or/xor/andn S-box circuits",
-	.setkey = setkey256,
-	.fills_schedule = 1,
-	.encrypt = bs256_encrypt, .decrypt = bs256_decrypt, .ctr32 = bs256_ctr32,
-	.cbc_dec = bs256_cbc_dec, .cfb_dec = bs256_cfb_dec, .lanes = &fb_des_bs256_lanes,
+	BS256_KERNEL(),
+};
+
+const fb_kernel fb_des_bs_avx2_gfni = {
+	.name = "des/bs-avx2-gfni",
+	.cpu_needs = FB_CPU_AVX2 | FB_CPU_GFNI,
+	.note = "des/bs-avx2 with each qword's 8x8 bits transposed by GFNI (5 operations a row each way, not 9)",
+	BS256_KERNEL(_gf),
 };
 
 #endif /* FB_X86 */

@@ -74,6 +74,7 @@ static inline void fb_des_bs_chain_from(void *s, const void *st, size_t plane)
 extern const fb_kernel fb_des_bs_avx512;
 extern const fb_kernel fb_des_bs_avx512_t2b;
 extern const fb_kernel fb_des_bs_avx2;
+extern const fb_kernel fb_des_bs_avx2_gfni;
 
 /* ---- the bitsliced lane engines (des_bs_lanes.c) ------------------------ */
 
