@@ -77,8 +77,11 @@ static const struct fb_small_row small[] = {
 	{ NULL, 0, 0, 0 },
 };
 
-/* The AVX2 kernels' rungs, for either transposition (des/bs-avx2-gfni's
- * batch costs ~5% less, which moves no threshold by a block). */
+/* The AVX2 kernels' rungs, for either transposition. Intel's client class
+ * (Sapphire Rapids class under FASTBLOCK_CPU_MASK=41c0ff, forced, TSC
+ * ticks a call of 20-30 blocks): a batch ~2,500 (DES) and ~6,700 (3DES) on
+ * des/bs-avx2-gfni, ~2,590 and ~6,720 on des/bs-avx2, des/table-bmi2 ~96
+ * and ~265 a block: the tables' side ends at 26 and 25 blocks. */
 #define BS256_RUNGS(k) \
 	{ k, &fb_des_table_bmi2, 25, 1, 8, \
 	  "DES: tables win below 25 blocks against a 256-block AVX2 batch (Zen 4 under the AVX2 mask: " \
