@@ -819,6 +819,12 @@ void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 			s->ctr_pos += (unsigned)len;
 			return;
 		}
+		/* Whole blocks, at least a batch, nothing kept: ctr_kept would
+		 * send them straight to the runs. */
+		if (!have && len >= s->ctr_cap && !(len & (bs - 1))) {
+			par_run(s, ctr_blocks, ctr_starts, out, in, fb_blocks_in(bs, len));
+			return;
+		}
 		ctr_kept(s, out, in, len);
 		return;
 	}
