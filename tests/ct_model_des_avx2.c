@@ -42,6 +42,7 @@ static inline __attribute__((always_inline, target("avx2"))) __m256i ct_model_gf
 #define fb_des_bs_avx2 ct_model_des_bs_avx2_copy
 #define fb_des_bs_avx2_gfni ct_model_des_bs_avx2_gfni
 #define fb_des_bs256_ops ct_model_des_bs256_ops
+#define fb_des_bs256_gf_ops ct_model_des_bs256_gf_ops
 #include "../src/des/des_bs_avx2.c"
 
 /* The modelled kernel, or NULL when the CPU valgrind presents lacks AVX2. */

@@ -267,6 +267,7 @@ static inline __m512i _mm512_movm_epi32(__mmask16 k)
 #define fb_multi_crypt ct_model_multi_crypt
 #define fb_des_bs512_lanes ct_model_bs512_lanes
 #define fb_des_bs256_lanes ct_model_bs256_lanes /* on the library's des/bs-avx2 */
+#define fb_des_bs256_gf_lanes ct_model_bs256_gf_lanes
 #define fb_des_gfni_avx512 ct_model_des_gfni_avx512
 #define fb_des_gfni_ecb ct_model_gfni_ecb
 #define fb_des_gfni_ctr ct_model_gfni_ctr

@@ -697,22 +697,23 @@ typedef struct ms_work {
 _Static_assert(sizeof(ms_work) <= DES_BS_WORK_SIZE, "DES_BS_WORK_SIZE");
 
 /* The batches' output rows: each batch's planes to its lanes of out, XORed
- * with the same lanes of src (OUT_XOR) or as they are (src NULL). */
-TGT static void out_rows(uint8_t *out, V (*st)[64], const size_t n[2], const uint8_t *src)
+ * with the same lanes of src (OUT_XOR) or as they are (src NULL); gf picks
+ * the GFNI transposition, as in the kernel entry points. */
+TGT static inline void out_rows(uint8_t *out, V (*st)[64], const size_t n[2], const uint8_t *src, int gf)
 {
 	for (int h = 0; h < 2 && n[h]; h++)
-		out256(out + 2048 * h, st[h], n[h], src ? OUT_XOR : OUT_PLAIN, src ? src + 2048 * h : NULL, 0);
+		OUT256(gf)(out + 2048 * h, st[h], n[h], src ? OUT_XOR : OUT_PLAIN, src ? src + 2048 * h : NULL, 0);
 }
 
-TGT static void in_rows(V (*st)[64], const uint8_t *in, const size_t n[2])
+TGT static inline void in_rows(V (*st)[64], const uint8_t *in, const size_t n[2], int gf)
 {
 	for (int h = 0; h < 2 && n[h]; h++)
-		in256(st[h], in + 2048 * h, n[h], NULL);
+		IN256(gf)(st[h], in + 2048 * h, n[h], NULL);
 }
 
-TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int enc, void *sv, const uint8_t *prev,
-			       const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl, const des_bs_bg *bg,
-			       void *work)
+TGT static inline __attribute__((always_inline)) void
+multi_steps_body(const void *kpv, unsigned nkeys, int mode, int enc, void *sv, const uint8_t *prev,
+		 const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl, const des_bs_bg *bg, void *work, int gf)
 {
 	ms_work *mw = work;
 	const V(*kp)[3][2 * LK_PLANES] = kpv;
@@ -726,7 +727,7 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 		const uint8_t *pr = t ? in - DES_BS_ROW : prev; /* the row before this one */
 		V(*cur)[64] = mw->st[t & 1];
 		if (mode == FB_CBC && enc) { /* C = E(P ^ C') */
-			in_rows(cur, in, n);
+			in_rows(cur, in, n, gf);
 			for (int h = 0; h < nb; h++) {
 				const V *c = t ? mw->st[(t - 1) & 1][h] : s[h];
 				unsigned cs = t ? 32 : 0; /* C' as preoutput planes: halves swapped */
@@ -734,27 +735,27 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 					cur[h][p] = _mm256_xor_si256(cur[h][p], c[p ^ cs]);
 			}
 			crypt256l(cur, nb, kp, nkeys, 0, &q);
-			out_rows(out, cur, n, NULL);
+			out_rows(out, cur, n, NULL, gf);
 			if (t + 1 == nsteps)
 				for (int h = 0; h < nb; h++)
 					fb_des_bs_chain_from(s[h], cur[h], sizeof(V));
 		} else if (mode == FB_CBC) { /* P = D(C) ^ C' */
-			in_rows(cur, in, n);
+			in_rows(cur, in, n, gf);
 			crypt256l(cur, nb, kp, nkeys, 1, &q);
-			out_rows(out, cur, n, pr);
+			out_rows(out, cur, n, pr, gf);
 		} else if (mode == FB_CFB && enc) { /* C = P ^ E(C') */
 			crypt256l(s, nb, kp, nkeys, 0, &q);
-			out_rows(out, s, n, in);
-			in_rows(s, out, n);
+			out_rows(out, s, n, in, gf);
+			in_rows(s, out, n, gf);
 		} else if (mode == FB_CFB) { /* P = C ^ E(C') */
-			in_rows(cur, pr, n);
+			in_rows(cur, pr, n, gf);
 			crypt256l(cur, nb, kp, nkeys, 0, &q);
-			out_rows(out, cur, n, in);
+			out_rows(out, cur, n, in, gf);
 		} else { /* OFB: O = E(O'), C = P ^ O */
 			for (int h = 0; h < nb; h++)
 				memcpy(cur[h], s[h], sizeof cur[h]);
 			crypt256l(cur, nb, kp, nkeys, 0, &q);
-			out_rows(out, cur, n, in);
+			out_rows(out, cur, n, in, gf);
 			for (int h = 0; h < nb; h++)
 				fb_des_bs_chain_from(s[h], cur[h], sizeof(V));
 		}
@@ -763,14 +764,27 @@ TGT static void multi_steps256(const void *kpv, unsigned nkeys, int mode, int en
 	bg_some(&q);
 }
 
-const des_bs_lane_ops fb_des_bs256_ops = {
-	.lane_keys = lane_keys256,
-	.load = load256,
-	.load_groups = load_groups256,
-	.gather_group = gather_group,
-	.scatter_group = scatter_group,
-	.multi_steps = multi_steps256,
-};
+TGT static void multi_steps256(const void *kp, unsigned nkeys, int mode, int enc, void *state, const uint8_t *prev,
+			       const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl, const des_bs_bg *bg,
+			       void *work)
+{
+	multi_steps_body(kp, nkeys, mode, enc, state, prev, in, out, nsteps, nl, bg, work, 0);
+}
+
+TGT static void multi_steps256_gf(const void *kp, unsigned nkeys, int mode, int enc, void *state,
+				  const uint8_t *prev, const uint8_t *in, uint8_t *out, size_t nsteps, size_t nl,
+				  const des_bs_bg *bg, void *work)
+{
+	multi_steps_body(kp, nkeys, mode, enc, state, prev, in, out, nsteps, nl, bg, work, 1);
+}
+
+/* Both transpositions make the same planes, so the setup steps are shared;
+ * des/bs-avx2-gfni's engine transposes its block steps by GFNI. */
+#define BS256_LANE_OPS(steps) \
+	.lane_keys = lane_keys256, .load = load256, .load_groups = load_groups256, \
+	.gather_group = gather_group, .scatter_group = scatter_group, .multi_steps = steps
+const des_bs_lane_ops fb_des_bs256_ops = { BS256_LANE_OPS(multi_steps256) };
+const des_bs_lane_ops fb_des_bs256_gf_ops = { BS256_LANE_OPS(multi_steps256_gf) };
 
 /* Key setup: the round-key words of des_bs_ks.rk, eight at a time
  * (variable shifts of the key's halves). Constant-time. */
@@ -806,13 +820,13 @@ TGT static int setkey256(void *ksp, const uint8_t *key, size_t keylen)
 
 /* Two kernels, one per transposition; des/bs-avx2-gfni, for the AVX2
  * CPUs with GFNI (Intel's client cores from Alder Lake), transposes each
- * qword's bits with vgf2p8affineqb (tr_half1_gf). Both share the
- * schedule and the multi-stream engine. */
+ * qword's bits with vgf2p8affineqb (tr_half1_gf), in its multi-stream
+ * engine's block steps too. Both share the schedule. */
 #define BS256_KERNEL(sfx) \
 	.family = "des", .block_size = 8, .constant_time = 1, .batch = 256, .ks_size = DES_BS_KS_MAX, \
 	.ks_bytes = fb_des_bs_ks_bytes, .setkey = setkey256, .fills_schedule = 1, \
 	.encrypt = bs256_encrypt##sfx, .decrypt = bs256_decrypt##sfx, .ctr32 = bs256_ctr32##sfx, \
-	.cbc_dec = bs256_cbc_dec##sfx, .cfb_dec = bs256_cfb_dec##sfx, .lanes = &fb_des_bs256_lanes
+	.cbc_dec = bs256_cbc_dec##sfx, .cfb_dec = bs256_cfb_dec##sfx, .lanes = &fb_des_bs256##sfx##_lanes
 
 const fb_kernel fb_des_bs_avx2 = {
 	.name = "des/bs-avx2",

@@ -79,7 +79,7 @@ extern const fb_kernel fb_des_bs_avx2_gfni;
 /* ---- the bitsliced lane engines (des_bs_lanes.c) ------------------------ */
 
 extern const fb_lanes fb_des_bs512_lanes;
-extern const fb_lanes fb_des_bs256_lanes;
+extern const fb_lanes fb_des_bs256_lanes, fb_des_bs256_gf_lanes;
 
 /* Up to 512 lanes, every lane its own key and stream (fb_multi_crypt's lane
  * sets), on des/bs-avx512's planes or on two batches of des/bs-avx2's. One
@@ -140,7 +140,7 @@ typedef struct des_bs_lane_ops {
 			    void *work);
 } des_bs_lane_ops;
 extern const des_bs_lane_ops fb_des_bs512_ops; /* des_bs_avx512.c */
-extern const des_bs_lane_ops fb_des_bs256_ops; /* des_bs_avx2.c */
+extern const des_bs_lane_ops fb_des_bs256_ops, fb_des_bs256_gf_ops; /* des_bs_avx2.c */
 
 /* The lines of lane group j (lanes 8j..8j+7) at engine offset off are at
  * offset off - skew[j] of their streams (SIZE_MAX: the group has not

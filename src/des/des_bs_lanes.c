@@ -227,6 +227,11 @@ static void bs256_run(const fb_lane_job *j, const size_t *lane, size_t nl, void 
 	lanes_run(&fb_des_bs256_ops, j, lane, nl, scratch);
 }
 
+static void bs256_gf_run(const fb_lane_job *j, const size_t *lane, size_t nl, void *scratch)
+{
+	lanes_run(&fb_des_bs256_gf_ops, j, lane, nl, scratch);
+}
+
 /* Sets of at least this many streams, of any length: below, the 32-lane
  * des/gfni-avx512 engine is faster (sets of at most 256 lanes run their
  * rounds in ymm). CBC encryption, TSC ticks a block, gfni against this
@@ -258,13 +263,11 @@ const fb_lanes fb_des_bs512_lanes = {
  * 221. */
 #define DES_BS256_LANES_MIN 26
 
-const fb_lanes fb_des_bs256_lanes = {
-	.max_lanes = 512,
-	.constant_time = 1,
-	.min = { { { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN }, 0 } },
-	.scratch_size = sizeof(bs_scratch),
-	.run = bs256_run,
-	.wipe = bs256_wipe,
-};
+#define BS256_LANES(fn) \
+	.max_lanes = 512, .constant_time = 1, .min = { { { DES_BS256_LANES_MIN, DES_BS256_LANES_MIN }, 0 } }, \
+	.scratch_size = sizeof(bs_scratch), .run = fn, .wipe = bs256_wipe
+const fb_lanes fb_des_bs256_lanes = { BS256_LANES(bs256_run) };
+/* des/bs-avx2-gfni's: the same engine, its block steps transposed by GFNI */
+const fb_lanes fb_des_bs256_gf_lanes = { BS256_LANES(bs256_gf_run) };
 
 #endif /* FB_X86 */
