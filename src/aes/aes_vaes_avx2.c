@@ -133,12 +133,12 @@ static TGT void decrypt(const void *ksp, uint8_t *out, const uint8_t *in, size_t
 /* ---- CTR ------------------------------------------------------------------- */
 
 /* Counter blocks from counter lo (bytes 0-11 from blk), each made from
- * the first counter block on its own: a chain of additions from register
- * to register made the last register of a pass wait for the others, and
- * a lone pass (a call of 16 blocks) waited for it at the start. When the
- * last byte does not wrap within the pass, VPADDB adds to it in the
- * big-endian block; otherwise the last dword is counted byte-reversed
- * (little-endian) with VPADDD and each block swapped back with VPSHUFB. */
+ * the first counter block on its own, so that no register waits for
+ * another's addition (a lone pass, a call of 16 blocks, would wait for
+ * the last at its start). When the last byte does not wrap within the
+ * pass, VPADDB adds to it in the big-endian block; otherwise the last
+ * dword is counted byte-reversed (little-endian) with VPADDD and each
+ * block swapped back with VPSHUFB. */
 INLINE TGT void ctr_blocks(__m256i *x, int nz, __m128i blk, uint32_t lo)
 {
 	if ((lo & 0xFF) + 2 * (unsigned)nz <= 256) {
@@ -185,10 +185,10 @@ INLINE TGT __m256i ctr16_base(__m128i blk, uint32_t lo)
 }
 
 /* 16 blocks of keystream from counter block b, XORed into in -> out.
- * Eight registers are just enough chains for the AES units, so a pass
- * whose first round waited for its counter (insert, broadcast, XOR) left
- * them idle at every start: the caller makes the next pass's b during
- * this one. */
+ * Eight registers are just enough chains for the AES units: a first round
+ * that waited for its counter (insert, broadcast, XOR) would leave them
+ * idle at every pass's start, so the caller makes the next pass's b
+ * during this one. */
 INLINE TGT void ctr_pass16a(const __m256i *k, const __m256i *k0c, int nr, uint8_t *out, const uint8_t *in,
 			    __m256i b)
 {
