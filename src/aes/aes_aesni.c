@@ -381,7 +381,11 @@ TGT void fb_aes_ni_ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_
 	if (nblocks >= 8 + to_aligned) {
 		if (to_aligned & 4)
 			CTR(rk, nr, 4);
-		for (unsigned k = to_aligned & 3; k; k--)
+		if ((to_aligned & 3) == 3)
+			CTR(rk, nr, 3);
+		else if ((to_aligned & 3) == 2)
+			CTR(rk, nr, 2);
+		else if (to_aligned & 1)
 			CTR(rk, nr, 1);
 		do {
 			ctr8_aligned(rk, nr, out, in, &c, swap);

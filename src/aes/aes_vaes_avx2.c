@@ -167,41 +167,11 @@ INLINE TGT void ctr_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
 					_mm256_xor_si256(k[nr], LOADY(in, j)))));
 }
 
-/* Runs of 16 blocks from a counter that is a multiple of 16: the blocks'
- * counters differ from the first only in the low four bits of its last
- * byte, so register j is the first counter block b XOR k0c[j], round key 0
- * XORed with that difference once a call: one operation a register where
- * counting and byte swapping took two. */
-INLINE TGT void ctr16_keys(__m256i k0c[8], const __m256i *k)
-{
-	EACH(8, k0c[j] = _mm256_xor_si256(k[0], _mm256_set_epi32((2 * j + 1) << 24, 0, 0, 0, (2 * j) << 24, 0,
-								  0, 0)));
-}
-
-/* The counter block of counter lo (bytes 0-11 from blk) in both lanes. */
-INLINE TGT __m256i ctr16_base(__m128i blk, uint32_t lo)
-{
-	return _mm256_broadcastsi128_si256(_mm_insert_epi32(blk, (int)__builtin_bswap32(lo), 3));
-}
-
-/* 16 blocks of keystream from counter block b, XORed into in -> out.
- * Eight registers are just enough chains for the AES units: a first round
- * that waited for its counter (insert, broadcast, XOR) would leave them
- * idle at every pass's start, so the caller makes the next pass's b
- * during this one. */
-INLINE TGT void ctr_pass16a(const __m256i *k, const __m256i *k0c, int nr, uint8_t *out, const uint8_t *in,
-			    __m256i b)
-{
-	__m256i x[8];
-	EACH(8, x[j] = _mm256_xor_si256(b, k0c[j]));
-	EACHROUND(EACH(8, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
-	EACH(8, STOREY(out, j, _mm256_aesenclast_epi128(x[j], _mm256_xor_si256(k[nr], LOADY(in, j)))));
-}
-
-/* Whole registers only; returns with n < 2 and ctr[] advanced. Runs of
- * 16 blocks from a counter that is a multiple of 16 take ctr_pass16a;
- * an even number of blocks before them (*np >= 32) brings the counter
- * there. */
+/* Whole registers only; returns with n < 2 and ctr[] advanced. Every
+ * pass makes its counters from lo (ctr_blocks): nothing is carried from
+ * pass to pass, so the out-of-order window makes a pass's counters during
+ * the pass before, and no counter needs to be a multiple of 16 first
+ * (bench/limits.md). */
 INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **inp, size_t *np,
 		       uint8_t *ctr, int nr)
 {
@@ -213,29 +183,6 @@ INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	__m256i k[15];
 
 	load_keys(k, ks->ek, nr);
-	if (n >= 32 && !(lo & 1)) {
-		unsigned head = (16 - (lo & 15)) & 15;
-		if (head >= 8) {
-			ctr_pass(k, nr, out, in, 4, blk, lo);
-			n -= 8, in += 128, out += 128, lo += 8, head -= 8;
-		}
-		if (head >= 4) {
-			ctr_pass(k, nr, out, in, 2, blk, lo);
-			n -= 4, in += 64, out += 64, lo += 4, head -= 4;
-		}
-		if (head) {
-			ctr_pass(k, nr, out, in, 1, blk, lo);
-			n -= 2, in += 32, out += 32, lo += 2;
-		}
-		__m256i k0c[8], b = ctr16_base(blk, lo);
-		ctr16_keys(k0c, k);
-		for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16) {
-			__m256i next = ctr16_base(blk, lo + 16);
-			ctr_pass16a(k, k0c, nr, out, in, b);
-			b = next;
-		}
-		fb_wipe(k0c, sizeof k0c);
-	}
 	for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16)
 		ctr_pass(k, nr, out, in, 8, blk, lo);
 	if (n >= 8) {
@@ -257,10 +204,6 @@ INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n, uint8_t *ctr)
 {
 	const fb_aes_x86_ks *ks = ksp;
-	if (n >= 33 && (ctr[15] & 1)) { /* an even counter for ctr_nr's passes */
-		fb_aes_ni_ctr32(ks, out, in, 1, ctr);
-		out += 16, in += 16, n--;
-	}
 	if (n >= 2)
 		BY_ROUNDS(ks, ctr_nr, ks, &out, &in, &n, ctr);
 	if (n)
