@@ -22,6 +22,7 @@ import argparse
 import os
 import shutil
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 
@@ -49,9 +50,17 @@ def reencrypt(src: str, dst: str, old: job.Secret, new: job.Secret, mode: str, l
     meta = schema.empty_table().to_pandas(types_mapper=pd.ArrowDtype)
     out = ddf.map_partitions(_partition, job.fastblock_batch(old, new, mode, lay), schema, meta=meta)
     tmp = f"{dst.rstrip('/')}.tmp-{os.getpid()}"
+    # A pool of our own: when a partition fails, Dask raises at once while
+    # other partitions may still be running and writing into tmp, so the
+    # pool is drained before tmp is removed (a write after the removal, or
+    # during it, left the directory behind).
+    pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count())
     try:
-        with dask.config.set(scheduler="threads", num_workers=workers or os.cpu_count()):
-            out.to_parquet(tmp, write_index=False)
+        try:
+            with dask.config.set(scheduler="threads", pool=pool):
+                out.to_parquet(tmp, write_index=False)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         os.rename(tmp, dst)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
