@@ -770,11 +770,18 @@ size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
  * update, short updates take their keystream from a batch made ahead.
  * Long updates (and the first short one: a one-shot message is one update)
  * run straight on the kernel. Only lengths choose the path. */
+/* The fewest blocks of a short update that still run straight on the
+ * kernel once the stream has had a short one. */
+static inline size_t ctr_direct_min(const fb_state *s)
+{
+	return s->par->short_run_min ? s->par->short_run_min : fb_blocks_in(s->bs, s->ctr_cap);
+}
+
 static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
 	size_t batch = fb_blocks_in(bs, s->ctr_cap);
-	size_t direct = s->par->short_run_min ? s->par->short_run_min : batch;
+	size_t direct = ctr_direct_min(s);
 	int was_short = s->ctr_short;
 	if (len < s->ctr_cap)
 		s->ctr_short = 1;
@@ -819,9 +826,12 @@ void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 			s->ctr_pos += (unsigned)len;
 			return;
 		}
-		/* Whole blocks, at least a batch, nothing kept: ctr_kept would
-		 * send them straight to the runs. */
-		if (!have && len >= s->ctr_cap && !(len & (bs - 1))) {
+		/* Whole blocks, nothing kept, at least a batch or at least the
+		 * kernel's short run: ctr_kept would send them straight to the
+		 * runs (marking the stream short as it would). */
+		if (!have && !(len & (bs - 1)) &&
+		    (len >= s->ctr_cap || fb_blocks_in(bs, len) >= ctr_direct_min(s))) {
+			s->ctr_short |= len < s->ctr_cap;
 			par_run(s, ctr_blocks, ctr_starts, out, in, fb_blocks_in(bs, len));
 			return;
 		}
