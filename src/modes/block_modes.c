@@ -764,12 +764,6 @@ size_t fb_ctr_keep_bytes(const fb_kernel *k, int wide)
 	return wide && k->batch > 1 && k->short_run_min != 1 ? (n < 4096 ? n : 4096) : 0;
 }
 
-/* CTR through the kept keystream. A wide kernel costs nearly as much for
- * a few blocks as for its whole batch (down to fb_kernel.short_run_min
- * blocks, where it has one), so once a stream has had one short
- * update, short updates take their keystream from a batch made ahead.
- * Long updates (and the first short one: a one-shot message is one update)
- * run straight on the kernel. Only lengths choose the path. */
 /* The fewest blocks of a short update that still run straight on the
  * kernel once the stream has had a short one. */
 static inline size_t ctr_direct_min(const fb_state *s)
@@ -777,6 +771,12 @@ static inline size_t ctr_direct_min(const fb_state *s)
 	return s->par->short_run_min ? s->par->short_run_min : fb_blocks_in(s->bs, s->ctr_cap);
 }
 
+/* CTR through the kept keystream. A wide kernel costs nearly as much for
+ * a few blocks as for its whole batch (down to fb_kernel.short_run_min
+ * blocks, where it has one), so once a stream has had one short
+ * update, short updates take their keystream from a batch made ahead.
+ * Long updates (and the first short one: a one-shot message is one update)
+ * run straight on the kernel. Only lengths choose the path. */
 static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
