@@ -20,9 +20,10 @@ test: all
 # ff = AVX2 + AES-NI + BMI2 without VAES, GFNI or AVX-512 (AMD Zen 2 class),
 # 41c0ff = that with VAES, VPCLMULQDQ and GFNI, and Intel's slow BEXTR
 # where the CPU has it (Intel's client cores from Alder Lake; on a CPU
-# without GFNI the same as ff), 0 = portable code only. Quick variants; the slow, benchmark and valgrind
-# tests, and the Python package's (which rebuilds its extension, ~1.5 min,
-# to test bindings over the same library), run once, unmasked, in `make test`.
+# without GFNI the same as ff), 0 = portable code only. Quick variants;
+# the slow, benchmark and valgrind tests, and the Python package's (which
+# rebuilds its extension, ~1.5 min, to test bindings over the same
+# library), run once, unmasked, in `make test`.
 CPU_MASKS ?= ff 41c0ff 0
 test-masked: all
 	@for m in $(CPU_MASKS); do \
