@@ -776,14 +776,17 @@ static inline size_t ctr_direct_min(const fb_state *s)
  * blocks, where it has one), so once a stream has had one short
  * update, short updates take their keystream from a batch made ahead.
  * Long updates (and the first short one: a one-shot message is one update)
- * run straight on the kernel. Only lengths choose the path. */
-static void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
+ * run straight on the kernel. Only lengths choose the path. Out of line:
+ * inlined, its loop gave fb_mode_stream's short roads a stack frame and a
+ * store per update (128-byte AES updates 1.07-1.13x the time on AMD Zen 4,
+ * docs/benchmarks.md). */
+static NOINLINE void ctr_kept(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 {
 	unsigned bs = s->bs;
 	size_t batch = fb_blocks_in(bs, s->ctr_cap);
 	size_t direct = ctr_direct_min(s);
 	int was_short = s->ctr_short;
-	if (len < s->ctr_cap)
+	if (len < s->ctr_cap && !was_short)
 		s->ctr_short = 1;
 	while (len) {
 		size_t have = s->ctr_len - s->ctr_pos;
@@ -831,7 +834,9 @@ void fb_mode_stream(fb_state *s, uint8_t *out, const uint8_t *in, size_t len)
 		 * runs (marking the stream short as it would). */
 		if (!have && !(len & (bs - 1)) &&
 		    (len >= s->ctr_cap || fb_blocks_in(bs, len) >= ctr_direct_min(s))) {
-			s->ctr_short |= len < s->ctr_cap;
+			/* Stored only when it changes: not a store per update. */
+			if (len < s->ctr_cap && !s->ctr_short)
+				s->ctr_short = 1;
 			par_run(s, ctr_blocks, ctr_starts, out, in, fb_blocks_in(bs, len));
 			return;
 		}
