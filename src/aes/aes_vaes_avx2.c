@@ -32,29 +32,45 @@
 #define EACH(n, stmt) _Pragma("GCC unroll 8") for (int j = 0; j < (n); j++) { stmt; }
 #define EACHROUND(stmt) _Pragma("GCC unroll 14") for (int i = 1; i < nr; i++) { stmt; }
 
-/* The round keys 0..nr, each copied into both 128-bit lanes. Every
- * function below is inlined with nr a constant (10, 12 or 14), so the
- * rounds unroll: no loop counter and no register copies per round, which
- * matters at two VAESENC per cycle. Keys that do not fit in the 16
- * registers are spilled once per call and read back as memory operands. */
-INLINE TGT void load_keys(__m256i *k, const uint8_t (*rk)[16], int nr)
+/* Round keys rk[0..nr], 16 bytes each, broadcast into both 128-bit lanes.
+ * Every function below is inlined with nr a constant (10, 12 or 14), so
+ * the rounds unroll. Two forms: KEY_AT broadcasts a key from memory where
+ * a round uses it (VBROADCASTI128 from memory is a load); load_keys puts
+ * them in registers once a call. Eight blocks registers and 11-15 keys do
+ * not fit in 16 registers, and the compiler's spills of the second form
+ * cost a stack store and reload per key per call: a call of one to three
+ * passes took up to 1.26x the time (AMD Zen 4 under the AVX2 mask,
+ * bench/limits.md). Long ECB runs, and CBC and CFB decryption, keep the
+ * register form; CTR and XTS run from memory throughout. */
+typedef const uint8_t (*rkeys)[16];
+#define KEY_AT(rk, i) _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)(rk)[i]))
+
+INLINE TGT void load_keys(__m256i *k, rkeys rk, int nr)
 {
 	_Pragma("GCC unroll 15") for (int i = 0; i <= nr; i++)
-		k[i] = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)rk[i]));
+		k[i] = KEY_AT(rk, i);
 }
 
-INLINE TGT void enc_y(const __m256i *k, int nr, __m256i *x, int nz)
+/* Key i from registers kr when given, else from memory (rk). Every caller
+ * passes kr as a local array or NULL, so the test folds away. */
+#define KEY(i) (kr ? kr[i] : KEY_AT(rk, i))
+
+/* ECB runs of at least this many blocks load their keys into registers
+ * once (at 64 blocks the two forms are level). */
+#define KEYS_IN_REGS_MIN 64
+
+INLINE TGT void enc_y(const __m256i *kr, rkeys rk, int nr, __m256i *x, int nz)
 {
-	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
-	EACHROUND(EACH(nz, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
-	EACH(nz, x[j] = _mm256_aesenclast_epi128(x[j], k[nr]));
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], KEY(0)));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesenc_epi128(x[j], KEY(i))));
+	EACH(nz, x[j] = _mm256_aesenclast_epi128(x[j], KEY(nr)));
 }
 
-INLINE TGT void dec_y(const __m256i *k, int nr, __m256i *x, int nz)
+INLINE TGT void dec_y(const __m256i *kr, rkeys rk, int nr, __m256i *x, int nz)
 {
-	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
-	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
-	EACH(nz, x[j] = _mm256_aesdeclast_epi128(x[j], k[nr]));
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], KEY(0)));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], KEY(i))));
+	EACH(nz, x[j] = _mm256_aesdeclast_epi128(x[j], KEY(nr)));
 }
 
 /* Calls body(..., nr) with nr a constant. */
@@ -64,14 +80,15 @@ INLINE TGT void dec_y(const __m256i *k, int nr, __m256i *x, int nz)
 /* ---- ECB ------------------------------------------------------------------- */
 
 /* 2 * nz blocks; dir 0 encrypts, 1 decrypts. */
-INLINE TGT void ecb_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz, int dir)
+INLINE TGT void ecb_pass(const __m256i *kr, rkeys rk, int nr, uint8_t *out, const uint8_t *in, int nz,
+			 int dir)
 {
 	__m256i x[8];
 	EACH(nz, x[j] = LOADY(in, j));
 	if (dir)
-		dec_y(k, nr, x, nz);
+		dec_y(kr, rk, nr, x, nz);
 	else
-		enc_y(k, nr, x, nz);
+		enc_y(kr, rk, nr, x, nz);
 	EACH(nz, STOREY(out, j, x[j]));
 }
 
@@ -82,21 +99,26 @@ INLINE TGT void ecb_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	uint8_t *out = *outp;
 	const uint8_t *in = *inp;
 	size_t n = *np;
-	__m256i k[15];
+	rkeys rk = dir ? ks->dk : ks->ek;
 
-	load_keys(k, dir ? ks->dk : ks->ek, nr);
+	if (n >= KEYS_IN_REGS_MIN) {
+		__m256i kr[15];
+		load_keys(kr, rk, nr);
+		for (; n >= 16; n -= 16, in += 256, out += 256)
+			ecb_pass(kr, rk, nr, out, in, 8, dir);
+	}
 	for (; n >= 16; n -= 16, in += 256, out += 256)
-		ecb_pass(k, nr, out, in, 8, dir);
+		ecb_pass(NULL, rk, nr, out, in, 8, dir);
 	if (n >= 8) {
-		ecb_pass(k, nr, out, in, 4, dir);
+		ecb_pass(NULL, rk, nr, out, in, 4, dir);
 		n -= 8, in += 128, out += 128;
 	}
 	if (n >= 4) {
-		ecb_pass(k, nr, out, in, 2, dir);
+		ecb_pass(NULL, rk, nr, out, in, 2, dir);
 		n -= 4, in += 64, out += 64;
 	}
 	if (n >= 2) {
-		ecb_pass(k, nr, out, in, 1, dir);
+		ecb_pass(NULL, rk, nr, out, in, 1, dir);
 		n -= 2, in += 32, out += 32;
 	}
 	*outp = out, *inp = in, *np = n;
@@ -155,16 +177,16 @@ INLINE TGT void ctr_blocks(__m256i *x, int nz, __m128i blk, uint32_t lo)
 
 /* 2 * nz blocks of keystream from counter lo (bytes 0-11 from blk), XORed
  * into in -> out. */
-INLINE TGT void ctr_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz,
+INLINE TGT void ctr_pass(rkeys rk, int nr, uint8_t *out, const uint8_t *in, int nz,
 			 __m128i blk, uint32_t lo)
 {
 	__m256i x[8];
 	ctr_blocks(x, nz, blk, lo);
 	/* The rounds, with the input XORed into the last round key. */
-	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
-	EACHROUND(EACH(nz, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
-	EACH(nz, STOREY(out, j, _mm256_aesenclast_epi128(x[j],
-					_mm256_xor_si256(k[nr], LOADY(in, j)))));
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], KEY_AT(rk, 0)));
+	EACHROUND(const __m256i ki = KEY_AT(rk, i); EACH(nz, x[j] = _mm256_aesenc_epi128(x[j], ki)));
+	const __m256i kl = KEY_AT(rk, nr);
+	EACH(nz, STOREY(out, j, _mm256_aesenclast_epi128(x[j], _mm256_xor_si256(kl, LOADY(in, j)))));
 }
 
 /* Whole registers only; returns with n < 2 and ctr[] advanced. Every
@@ -180,9 +202,8 @@ INLINE TGT void ctr_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	size_t n = *np;
 	const __m128i blk = _mm_loadu_si128((const __m128i *)ctr);
 	uint32_t lo = fb_load32_be(ctr + 12);
-	__m256i k[15];
+	rkeys k = ks->ek;
 
-	load_keys(k, ks->ek, nr);
 	for (; n >= 16; n -= 16, in += 256, out += 256, lo += 16)
 		ctr_pass(k, nr, out, in, 8, blk, lo);
 	if (n >= 8) {
@@ -216,7 +237,7 @@ static TGT void ctr32(const void *ksp, uint8_t *out, const uint8_t *in, size_t n
  * loaded from in - 16 + 32j; for register 0 the first is the top lane of
  * *last, which receives this pass's last input register. All inputs are
  * read before any output is written, so in place works. */
-INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz,
+INLINE TGT void cbc_pass(const __m256i *kr, rkeys rk, int nr, uint8_t *out, const uint8_t *in, int nz,
 			 __m256i *last, int cfb, int ld)
 {
 	__m256i x[8], p[8];
@@ -231,14 +252,14 @@ INLINE TGT void cbc_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *
 	/* The rounds, with the other block XORed into the last round key:
 	 * CBC D(C_i) ^ C_i-1, CFB E(C_i-1) ^ C_i. */
 	if (cfb) {
-		EACH(nz, p[j] = _mm256_xor_si256(p[j], k[0]));
-		EACHROUND(EACH(nz, p[j] = _mm256_aesenc_epi128(p[j], k[i])));
-		EACH(nz, STOREY(out, j, _mm256_aesenclast_epi128(p[j], _mm256_xor_si256(k[nr], x[j]))));
+		EACH(nz, p[j] = _mm256_xor_si256(p[j], KEY(0)));
+		EACHROUND(EACH(nz, p[j] = _mm256_aesenc_epi128(p[j], KEY(i))));
+		EACH(nz, STOREY(out, j, _mm256_aesenclast_epi128(p[j], _mm256_xor_si256(KEY(nr), x[j]))));
 		return;
 	}
-	EACH(nz, x[j] = _mm256_xor_si256(x[j], k[0]));
-	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
-	EACH(nz, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(k[nr], p[j]))));
+	EACH(nz, x[j] = _mm256_xor_si256(x[j], KEY(0)));
+	EACHROUND(EACH(nz, x[j] = _mm256_aesdec_epi128(x[j], KEY(i))));
+	EACH(nz, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(KEY(nr), p[j]))));
 }
 
 /* Whole registers only; returns with n < 2 and the previous ciphertext
@@ -249,25 +270,29 @@ INLINE TGT void cbc_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	uint8_t *out = *outp;
 	const uint8_t *in = *inp;
 	size_t n = *np;
-	__m256i k[15], last = *lastp;
+	__m256i kr[15], last = *lastp;
+	rkeys rk = cfb ? ks->ek : ks->dk;
 
-	load_keys(k, cfb ? ks->ek : ks->dk, nr);
+	/* Keys in registers at every length: from memory, CBC and CFB
+	 * decryption of 256-512 bytes ran 1.04-1.14x as fast but 8 KB
+	 * 0.97-0.99x (bench/limits.md). */
+	load_keys(kr, rk, nr);
 	if (n >= 16) {
-		cbc_pass(k, nr, out, in, 8, &last, cfb, 0);
+		cbc_pass(kr, rk, nr, out, in, 8, &last, cfb, 0);
 		n -= 16, in += 256, out += 256;
 	}
 	for (; n >= 16; n -= 16, in += 256, out += 256)
-		cbc_pass(k, nr, out, in, 8, &last, cfb, 1);
+		cbc_pass(kr, rk, nr, out, in, 8, &last, cfb, 1);
 	if (n >= 8) {
-		cbc_pass(k, nr, out, in, 4, &last, cfb, 0);
+		cbc_pass(kr, rk, nr, out, in, 4, &last, cfb, 0);
 		n -= 8, in += 128, out += 128;
 	}
 	if (n >= 4) {
-		cbc_pass(k, nr, out, in, 2, &last, cfb, 0);
+		cbc_pass(kr, rk, nr, out, in, 2, &last, cfb, 0);
 		n -= 4, in += 64, out += 64;
 	}
 	if (n >= 2) {
-		cbc_pass(k, nr, out, in, 1, &last, cfb, 0);
+		cbc_pass(kr, rk, nr, out, in, 1, &last, cfb, 0);
 		n -= 2, in += 32, out += 32;
 	}
 	*outp = out, *inp = in, *np = n, *lastp = last;
@@ -362,16 +387,16 @@ INLINE TGT void xts_tweaks_y(__m256i *tw, __m256i *t, const int nz)
 
 /* 2 * nz blocks; *t holds the tweaks of the first two, and on return of
  * the next two (register j's pair is the first times alpha^2j). */
-INLINE TGT void xts_pass(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, int nz, __m256i *t,
+INLINE TGT void xts_pass(rkeys k, int nr, uint8_t *out, const uint8_t *in, int nz, __m256i *t,
 			 int dir)
 {
 	__m256i x[8], tw[8];
 	xts_tweaks_y(tw, t, nz);
 	EACH(nz, x[j] = _mm256_xor_si256(LOADY(in, j), tw[j]));
 	if (dir)
-		dec_y(k, nr, x, nz);
+		dec_y(NULL, k, nr, x, nz);
 	else
-		enc_y(k, nr, x, nz);
+		enc_y(NULL, k, nr, x, nz);
 	EACH(nz, STOREY(out, j, _mm256_xor_si256(x[j], tw[j])));
 }
 
@@ -399,19 +424,19 @@ INLINE TGT __m256i xts_times_alpha_k(__m256i t, int k)
  * would wait behind its AES operations for the scheduler, and the next
  * pass's first round behind them. The tweak joins the first and the last
  * round keys. */
-INLINE TGT void xts_pass16(const __m256i *k, int nr, uint8_t *out, const uint8_t *in, const __m256i *restrict tw,
+INLINE TGT void xts_pass16(rkeys k, int nr, uint8_t *out, const uint8_t *in, const __m256i *restrict tw,
 			   __m256i *restrict nx, int more, int dir)
 {
 	__m256i x[8];
 	if (more)
 		EACH(8, nx[j] = xts_times_alpha16(tw[j]));
-	EACH(8, x[j] = _mm256_xor_si256(LOADY(in, j), _mm256_xor_si256(tw[j], k[0])));
+	EACH(8, x[j] = _mm256_xor_si256(LOADY(in, j), _mm256_xor_si256(tw[j], KEY_AT(k, 0))));
 	if (dir) {
-		EACHROUND(EACH(8, x[j] = _mm256_aesdec_epi128(x[j], k[i])));
-		EACH(8, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(tw[j], k[nr]))));
+		EACHROUND(EACH(8, x[j] = _mm256_aesdec_epi128(x[j], KEY_AT(k, i))));
+		EACH(8, STOREY(out, j, _mm256_aesdeclast_epi128(x[j], _mm256_xor_si256(tw[j], KEY_AT(k, nr)))));
 	} else {
-		EACHROUND(EACH(8, x[j] = _mm256_aesenc_epi128(x[j], k[i])));
-		EACH(8, STOREY(out, j, _mm256_aesenclast_epi128(x[j], _mm256_xor_si256(tw[j], k[nr]))));
+		EACHROUND(EACH(8, x[j] = _mm256_aesenc_epi128(x[j], KEY_AT(k, i))));
+		EACH(8, STOREY(out, j, _mm256_aesenclast_epi128(x[j], _mm256_xor_si256(tw[j], KEY_AT(k, nr)))));
 	}
 }
 
@@ -422,7 +447,7 @@ INLINE TGT void xts_pass16(const __m256i *k, int nr, uint8_t *out, const uint8_t
  * its last pass's times alpha^16, two sets in memory taking turns (the
  * eight blocks registers and the round keys fill the register file).
  * VPCLMULQDQ is constant-time; no address depends on the tweaks. */
-INLINE TGT void xts_passes(const __m256i *k, int nr, uint8_t **outp, const uint8_t **inp, size_t *np,
+INLINE TGT void xts_passes(rkeys k, int nr, uint8_t **outp, const uint8_t **inp, size_t *np,
 			   __m256i *t, int dir)
 {
 	_Alignas(32) __m256i tw[2][8];
@@ -446,10 +471,9 @@ INLINE TGT void xts_nr(const fb_aes_x86_ks *ks, uint8_t **outp, const uint8_t **
 	uint8_t *out = *outp;
 	const uint8_t *in = *inp;
 	size_t n = *np;
-	__m256i k[15];
+	rkeys k = dir ? ks->dk : ks->ek;
 	__m256i t = _mm256_broadcastsi128_si256(*tweak);
 	t = _mm256_blend_epi32(t, xts_double(t), 0xF0); /* (T, T alpha) */
-	load_keys(k, dir ? ks->dk : ks->ek, nr);
 	if (n >= 16)
 		xts_passes(k, nr, &out, &in, &n, &t, dir);
 	if (n >= 8) {
