@@ -4,10 +4,11 @@
  *
  * Why eight: VAESENC on a YMM register has a latency of 3-5 cycles and
  * (on current cores) a throughput of two per cycle, so 6-10 independent
- * chains keep the AES units busy; eight blocks registers plus the round
+ * chains keep the AES units busy; eight blocks registers plus a round
  * key, the counter state and the byte-swap mask fit in the 16 YMM
- * registers with the counter state; the round keys are broadcast once
- * per call from the shared AES-NI key schedule.
+ * registers. The round keys come from the shared AES-NI key schedule,
+ * broadcast where a round uses them or, in long ECB runs and in CBC and
+ * CFB decryption, once a call (load_keys, KEY_AT below).
  *
  * Tails: passes of 4, 2 and 1 registers (8, 4, 2 blocks), and a last odd
  * block through AES-NI; no access outside the caller's blocks.
@@ -444,8 +445,9 @@ INLINE TGT void xts_pass16(rkeys k, int nr, uint8_t *out, const uint8_t *in, con
  * with n < 16 and *t the next pair. The first pass's tweaks are the pair
  * times alpha^2j, each register on its own (a chain of doublings would
  * hold the first rounds back); from there on each register's tweaks are
- * its last pass's times alpha^16, two sets in memory taking turns (the
- * eight blocks registers and the round keys fill the register file).
+ * its last pass's times alpha^16, two sets in memory taking turns (eight
+ * blocks registers and eight of tweaks, with a round key and the
+ * products, are more than the 16).
  * VPCLMULQDQ is constant-time; no address depends on the tweaks. */
 INLINE TGT void xts_passes(rkeys k, int nr, uint8_t **outp, const uint8_t **inp, size_t *np,
 			   __m256i *t, int dir)
